@@ -1,0 +1,97 @@
+"""Shared fixtures: the built book served on localhost, and a Debian Chromium driven by
+Playwright. The browser tests need `make book` to have run (``make test`` does it)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import tempfile
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _chromium() -> str | None:
+    return (
+        os.environ.get("CHROMIUM")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+    )
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep pytest output readable
+        pass
+
+
+@pytest.fixture(scope="session")
+def site():
+    """Base URL of ``_build/html`` served on 127.0.0.1."""
+    if not (HTML / "book" / "intro.html").exists():
+        pytest.fail("_build/html is missing: run `make book` first (`make test` does)")
+    handler = functools.partial(_QuietHandler, directory=str(HTML))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian Chromium through Playwright (it cannot download a browser here)."""
+    exe = _chromium()
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (apt-get install chromium)")
+        pytest.skip(
+            "chromium is not installed (apt-get install chromium): browser tests"
+            " skipped"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as profile, sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            profile,
+            executable_path=exe,
+            args=CHROMIUM_FLAGS,
+            headless=True,
+            viewport={"width": 1280, "height": 900},
+        )
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser, site):
+    """A fresh tab that may only reach the local server: the book works offline."""
+    tab = browser.new_page()
+    tab.errors = []
+    tab.on("pageerror", lambda exc: tab.errors.append(str(exc)))
+    tab.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith(site)
+            or route.request.url.startswith("data:")
+            else route.abort()
+        ),
+    )
+    yield tab
+    tab.close()
