@@ -1,0 +1,62 @@
+"""The figures and the widget: they draw what the library computed and report bad input
+in the widget instead of raising."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from recur.carry import chain_growth, parallel_add  # noqa: E402
+from recur.plots import plot_chain_growth, plot_round, trace_player  # noqa: E402
+from recur.widgets import MAX_BITS, carry_explorer, round_html  # noqa: E402
+
+
+def test_plot_round_draws_every_cell():
+    fig = plot_round(parallel_add("0111", "0001"), 2)
+    (ax,) = fig.axes
+    assert len(ax.patches) == 4 * 5  # four rows, carry out + four bits
+    assert "after 2 rounds" in ax.get_title(loc="left")
+
+
+def test_player_has_one_frame_per_round_and_alt_text():
+    player = trace_player(parallel_add("0111", "0001")).data
+    assert 'alt="The rounds of 0111 + 0001' in player
+    assert player.count("data:image/png;base64") == 5
+
+
+def test_chain_growth_figure_has_fit_in_legend():
+    growth = chain_growth([4, 8, 16], n_pairs=100)
+    fig = plot_chain_growth(growth)
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert any(growth.fit_text in label for label in labels)
+
+
+def test_round_html_marks_moved_carries():
+    html = round_html(parallel_add("0111", "0001"), 1)
+    assert "after <b>1</b> of 4 rounds" in html
+    assert html.count("#f6a04d") == 1  # one carry arrived in round 1
+
+
+def _parts(view):
+    (inputs, message, tabs) = view.children
+    return inputs.children[0], inputs.children[1], message, tabs
+
+
+def test_explorer_has_a_tab_per_round():
+    text_a, text_b, message, tabs = _parts(carry_explorer("0111", "0001"))
+    assert len(tabs.children) == 5
+    assert tabs.titles[3] == "round 3"
+    assert "settles after 3 rounds" in message.value
+
+
+def test_explorer_updates_and_reports_bad_input():
+    text_a, text_b, message, tabs = _parts(carry_explorer())
+    text_a.value = "1111"
+    assert len(tabs.children) == 6
+    assert "sum 10000 = 16" in message.value
+    text_b.value = "12"
+    assert "not binary" in message.value
+    text_b.value = "1" * (MAX_BITS + 1)
+    assert f"up to {MAX_BITS} bits" in message.value
+    assert len(tabs.children) == 6  # the last good sum stays on screen
