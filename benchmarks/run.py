@@ -25,7 +25,9 @@ BOOK = Path(__file__).resolve().parents[1] / "book"
 
 
 def emit(name: str, value: float, unit: str) -> None:
-    print(json.dumps({"name": name, "value": round(value, 4), "unit": unit}), flush=True)
+    print(
+        json.dumps({"name": name, "value": round(value, 4), "unit": unit}), flush=True
+    )
 
 
 def median_seconds(fn, repeats: int = 5) -> float:
@@ -55,7 +57,9 @@ def bench_chapters(names: list[str]) -> None:
         if names and path.stem not in names:
             continue
         nb = nbformat.read(path, as_version=4)
-        client = NotebookClient(nb, timeout=600, resources={"metadata": {"path": str(BOOK)}})
+        client = NotebookClient(
+            nb, timeout=600, resources={"metadata": {"path": str(BOOK)}}
+        )
         start = time.perf_counter()
         client.execute()
         emit(f"chapter_seconds_{path.stem}", time.perf_counter() - start, "s")

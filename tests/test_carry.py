@@ -82,7 +82,7 @@ def test_fixed_number_of_rounds_and_unsettled_trace():
     assert trace.n_rounds == 2
     assert trace.readout(2) == "0000"
     with pytest.raises(ValueError, match="not settled"):
-        trace.rounds_to_settle
+        _ = trace.rounds_to_settle
     assert parallel_add("0111", "0001", n_rounds=0).table().shape[0] == 1
 
 

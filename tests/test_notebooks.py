@@ -30,7 +30,9 @@ def test_only_checked_cells_keep_outputs(path):
     for cell in code_cells(path):
         source = "".join(cell["source"])
         if not source.startswith(CHECK):
-            assert cell["outputs"] == [], f"stored output in unchecked cell: {source[:60]}"
+            assert cell["outputs"] == [], (
+                f"stored output in unchecked cell: {source[:60]}"
+            )
         else:
             assert cell["outputs"], f"checked cell without stored output: {source[:60]}"
             assert all(o["output_type"] != "error" for o in cell["outputs"])
