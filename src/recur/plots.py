@@ -69,11 +69,7 @@ def draw_round(trace: CarryTrace, r: int, ax: plt.Axes) -> None:
     for side in ax.spines.values():
         side.set_visible(False)
     ax.xaxis.tick_top()
-    ax.set_title(
-        f"after {r} round{'s' * (r != 1)}   (orange: carry arrived this round)",
-        fontsize=10,
-        loc="left",
-    )
+    ax.set_title(f"after {r} round{'s' * (r != 1)}", fontsize=10, loc="left")
 
 
 def _grid_size(trace: CarryTrace) -> tuple[float, float]:
