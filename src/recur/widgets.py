@@ -72,18 +72,18 @@ def round_html(trace: CarryTrace, r: int) -> str:
     return f"{table}<p>{note}</p>"
 
 
-MAX_BITS = 48  # a tab per round; longer sums belong to parallel_add itself
+MAX_BITS = 48  # a tab per round; longer sums belong to the library functions themselves
 
 
-def _round_tabs(trace: CarryTrace) -> list[w.HTML]:
-    return [w.HTML(round_html(trace, r)) for r in range(trace.n_rounds + 1)]
+def _check_width(trace: CarryTrace, max_bits: int = MAX_BITS) -> None:
+    if trace.n_bits > max_bits:
+        raise ValueError(f"the explorer shows sums of up to {max_bits} bits; these have "
+                         f"{trace.n_bits} (call the library directly)")
 
 
-def carry_explorer(a: str = "0111", b: str = "0001") -> w.VBox:
-    """Type two binary numbers; click through the rounds of the parallel adder.
-
-    The rounds are tabs: clicking them needs no kernel, so the static page can be
-    explored too; typing new numbers needs one."""
+def _explorer(a: str, b: str, build) -> w.VBox:
+    """Two text boxes, a message line and one tab per round. ``build(a, b)`` returns
+    ``(message, pages)`` or raises ``ValueError``, whose text is shown instead."""
     text_a = w.Text(value=a, description="a")
     text_b = w.Text(value=b, description="b")
     message = w.HTML()
@@ -91,25 +91,72 @@ def carry_explorer(a: str = "0111", b: str = "0001") -> w.VBox:
 
     def update(_change=None) -> None:
         try:
-            new = parallel_add(text_a.value, text_b.value)
-            if new.n_bits > MAX_BITS:
-                raise ValueError(
-                    f"the explorer shows sums of up to {MAX_BITS} bits; "
-                    f"these have {new.n_bits} (use parallel_add directly)"
-                )
+            note, pages = build(text_a.value, text_b.value)
         except ValueError as err:
             text = html.escape(str(err))
             message.value = f'<span style="color:#b00">⚠ {text}</span>'
             return
-        message.value = (
-            f"sum {new.result} = {int(new.result, 2)}; settles after "
-            f"{new.rounds_to_settle} rounds. Click a round:"
-        )
-        rounds.children = _round_tabs(new)
-        rounds.titles = [f"round {r}" for r in range(new.n_rounds + 1)]
+        message.value = note
+        rounds.children = [w.HTML(page) for page in pages]
+        rounds.titles = [f"round {r}" for r in range(len(pages))]
         rounds.selected_index = 0
 
     text_a.observe(update, names="value")
     text_b.observe(update, names="value")
     update()
     return w.VBox([w.HBox([text_a, text_b]), message, rounds])
+
+
+def carry_explorer(a: str = "0111", b: str = "0001") -> w.VBox:
+    """Type two binary numbers; click through the rounds of the parallel adder.
+
+    The rounds are tabs: clicking them needs no kernel, so the static page can be
+    explored too; typing new numbers needs one."""
+
+    def build(a: str, b: str):
+        trace = parallel_add(a, b)
+        _check_width(trace)
+        note = (f"sum {trace.result} = {int(trace.result, 2)}; settles after "
+                f"{trace.rounds_to_settle} rounds. Click a round:")
+        return note, [round_html(trace, r) for r in range(trace.n_rounds + 1)]
+
+    return _explorer(a, b, build)
+
+
+def _readout_row(name: str, bits: str, truth: str) -> str:
+    cells = "".join(
+        _cell(bit, FILL["chain"] if bit != want else FILL[bit]) for bit, want in zip(bits, truth)
+    )
+    return f"<tr>{ROW_HEAD.format(name)}{cells}</tr>"
+
+
+def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
+    """The learned cell's readout round by round, next to the exact rule of Chapter 1;
+    wrong bits are pink. Runs ``2 * (width + 1)`` rounds, twice what the rule needs."""
+    from recur.experiments import learned_readouts  # torch is only needed here
+
+    def build(a: str, b: str):
+        trace = parallel_add(a, b)
+        _check_width(trace, MAX_BITS // 2)
+        n_rounds = 2 * (trace.n_bits + 1)
+        rule = parallel_add(trace.a, trace.b, n_rounds=n_rounds)
+        learned = learned_readouts(model, trace.a, trace.b, n_rounds)
+        truth = trace.result.zfill(trace.n_bits + 1)
+        pages = []
+        for r in range(rule.n_rounds + 1):
+            mine = "0" * (trace.n_bits + 1) if r == 0 else learned[r - 1]
+            rows = (_readout_row("exact rule", str(rule.carry_out(r)) + rule.readout(r), truth)
+                    + _readout_row("learned", mine, truth)
+                    + _readout_row("true sum", truth, truth))
+            pages.append(f'<table style="border-collapse:collapse">{rows}</table>'
+                         f"<p>after <b>{r}</b> rounds; pink: bit differs from the true sum</p>")
+        right = [r + 1 for r, x in enumerate(learned) if x == truth]
+        verdict = (f"is first right after {right[0]} rounds" if right
+                   else f"is not right within {n_rounds} rounds")
+        stays = " and stays right" if right and right[-1] == n_rounds and (
+            len(right) == n_rounds - right[0] + 1) else ""
+        note = (f"sum {trace.result}: the exact rule settles after {trace.rounds_to_settle} "
+                f"rounds; the learned cell {verdict}{stays}. Click a round:")
+        return note, pages
+
+    return _explorer(a, b, build)

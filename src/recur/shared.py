@@ -1,0 +1,86 @@
+r"""Learned shared updates, ``state_next = F(problem, state)`` (Chapters 2 and 3).
+
+One small network is applied at every position and in every round. It is *local*: in a
+round, position ``i`` reads only its own state and the state of position ``i - 1`` (the
+bit below), exactly like the carry rule of Chapter 1, so a carry can move at most one
+position per round here too.
+
+Two ways to give it the problem, at the same parameter count (the Looped Transformer
+choice, arXiv 2311.12424, ``Y_{t+1} = M(Y_t + P)``, against a plain weight-tied loop):
+
+- ``inject=True``: the state starts at zero and the embedded problem ``P`` is added to
+  the state before every round: ``s_{r+1} = F(s_r + P)``.
+- ``inject=False``: the state starts as the embedded problem and the loop never sees it
+  again: ``s_0 = P``, ``s_{r+1} = F(s_r)``. Whatever the readout needs of the input bits,
+  the state has to carry from round to round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+@dataclass
+class Unroll:
+    """What a recurrent model returns: a readout after every round, plus extra loss terms
+    (the ponder cost of ACT later; zero here)."""
+
+    logits: torch.Tensor  # (R, B, n): sum-bit logits after rounds 1..R
+    aux_loss: torch.Tensor  # () added to the task loss
+
+
+def check_rounds(n_rounds: int) -> None:
+    if not isinstance(n_rounds, int) or isinstance(n_rounds, bool) or n_rounds < 1:
+        raise ValueError(f"n_rounds must be a whole number >= 1, got {n_rounds!r}")
+
+
+def check_bits_tensor(bits: torch.Tensor) -> None:
+    if bits.ndim != 3 or bits.shape[-1] != 2:
+        raise ValueError(f"bits must have shape (B, n, 2), got {tuple(bits.shape)}")
+    if bits.shape[0] == 0 or bits.shape[1] == 0:
+        raise ValueError(f"empty batch: bits has shape {tuple(bits.shape)}")
+
+
+class LocalCell(nn.Module):
+    """A shared local update: position ``i`` reads its state and the state below it."""
+
+    def __init__(self, d_state: int = 16, d_hidden: int = 32, inject: bool = True):
+        super().__init__()
+        if d_state < 1 or d_hidden < 1:
+            raise ValueError(f"sizes must be >= 1, got d_state={d_state}, d_hidden={d_hidden}")
+        self.inject = inject
+        self.embed = nn.Linear(2, d_state)  # the problem's two bits -> state space
+        self.update = nn.Sequential(
+            nn.Linear(2 * d_state, d_hidden),  # [own state, state of the bit below]
+            nn.ReLU(),
+            nn.Linear(d_hidden, d_state),
+            nn.Tanh(),  # bounded states: a loop that can settle
+        )
+        self.readout = nn.Linear(d_state, 1)  # the sum bit at this position
+
+    def step(self, state: torch.Tensor, problem: torch.Tensor) -> torch.Tensor:
+        """One round at every position at once."""
+        z = state + problem if self.inject else state  # (B, n, d)
+        below = F.pad(z, (0, 0, 1, 0))[:, :-1]  # (B, n, d): position i - 1; zeros under bit 0
+        return self.update(torch.cat([z, below], dim=-1))  # (B, n, d)
+
+    def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
+        """Run ``n_rounds`` rounds on ``bits`` (B, n, 2); read out after every round."""
+        check_bits_tensor(bits)
+        check_rounds(n_rounds)
+        problem = self.embed(bits)  # (B, n, d)
+        state = torch.zeros_like(problem) if self.inject else problem  # (B, n, d)
+        logits = []
+        for _ in range(n_rounds):
+            state = self.step(state, problem)  # (B, n, d)
+            logits.append(self.readout(state).squeeze(-1))  # (B, n)
+        return Unroll(torch.stack(logits), bits.new_zeros(()))  # (R, B, n)
+
+
+def n_parameters(model: nn.Module) -> int:
+    """Number of trainable parameters."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

@@ -1,0 +1,123 @@
+"""Binary addition as tensors, for training the learned update rules.
+
+Bits are least significant first and every example has one extra position on top for
+the carry out, whose input bits are 0. So an ``n``-bit problem has ``n + 1`` positions
+and its target is the whole ``n + 1``-bit sum. Randomness comes from a
+``torch.Generator`` (or a seed) passed in; nothing reads a global seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from recur.carry import carry_distance, pad_pair, to_bits
+
+Seed = int | torch.Generator
+
+
+@dataclass(frozen=True)
+class AdditionBatch:
+    """A batch of additions, LSB first, with the overflow position on top."""
+
+    bits: torch.Tensor  # (B, n + 1, 2) float: a_i and b_i
+    target: torch.Tensor  # (B, n + 1) float: the sum's bits
+    distance: torch.Tensor  # (B, n + 1) long: how far the carry into i travelled
+
+    @property
+    def n_positions(self) -> int:
+        return self.bits.shape[1]
+
+    def to(self, device: torch.device | str) -> AdditionBatch:
+        return AdditionBatch(*(t.to(device) for t in (self.bits, self.target, self.distance)))
+
+
+def _generator(seed: Seed) -> torch.Generator:
+    return seed if isinstance(seed, torch.Generator) else torch.Generator().manual_seed(seed)
+
+
+def _check_size(batch_size: int, n_bits: int) -> None:
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size} (an empty batch)")
+    if n_bits < 1:
+        raise ValueError(f"n_bits must be >= 1, got {n_bits}")
+
+
+def batch_from_bits(a_bits: np.ndarray, b_bits: np.ndarray) -> AdditionBatch:
+    """Build a batch from 0/1 arrays of shape ``(B, n)``, least significant bit first."""
+    a_bits = np.asarray(a_bits, dtype=np.uint8)
+    b_bits = np.asarray(b_bits, dtype=np.uint8)
+    if a_bits.shape != b_bits.shape or a_bits.ndim != 2:
+        raise ValueError(f"a and b must both be (B, n) arrays, got {a_bits.shape} and {b_bits.shape}")
+    _check_size(*a_bits.shape)
+    top = np.zeros_like(a_bits[:, :1])
+    a_bits = np.concatenate([a_bits, top], axis=1)  # (B, n + 1)
+    b_bits = np.concatenate([b_bits, top], axis=1)  # (B, n + 1)
+    dist = carry_distance(a_bits, b_bits)[:, :-1]  # (B, n + 1): into positions 0..n
+    target = (a_bits ^ b_bits) ^ (dist > 0)  # (B, n + 1)
+    bits = np.stack([a_bits, b_bits], axis=-1)  # (B, n + 1, 2)
+    return AdditionBatch(
+        torch.from_numpy(bits).float(),
+        torch.from_numpy(target.astype(np.float32)),
+        torch.from_numpy(dist.astype(np.int64)),
+    )
+
+
+def batch_from_strings(pairs: list[tuple[str, str]]) -> AdditionBatch:
+    """Build a batch from binary strings (MSB first); all are padded to the widest."""
+    if not pairs:
+        raise ValueError("pairs is empty: need at least one (a, b) pair")
+    padded = [pad_pair(a, b) for a, b in pairs]
+    width = max(len(a) for a, _ in padded)
+    a_bits = np.stack([to_bits(a.zfill(width)) for a, _ in padded])  # (B, n)
+    b_bits = np.stack([to_bits(b.zfill(width)) for _, b in padded])  # (B, n)
+    return batch_from_bits(a_bits, b_bits)
+
+
+def random_batch(
+    batch_size: int, n_bits: int, seed: Seed = 0, min_bits: int | None = None
+) -> AdditionBatch:
+    """Uniform random ``n_bits``-bit additions. With ``min_bits``, each example's width is
+    drawn from ``min_bits..n_bits`` and the bits above it are 0 (leading zeros)."""
+    _check_size(batch_size, n_bits)
+    gen = _generator(seed)
+    bits = torch.randint(0, 2, (2, batch_size, n_bits), generator=gen)  # (2, B, n)
+    if min_bits is not None:
+        if not 1 <= min_bits <= n_bits:
+            raise ValueError(f"min_bits must be in 1..{n_bits}, got {min_bits}")
+        width = torch.randint(min_bits, n_bits + 1, (batch_size, 1), generator=gen)  # (B, 1)
+        bits = bits * (torch.arange(n_bits) < width)  # (2, B, n): zeros above the width
+    return batch_from_bits(bits[0].numpy(), bits[1].numpy())
+
+
+def chain_batch(batch_size: int, n_bits: int, chain_length: int, seed: Seed = 0) -> AdditionBatch:
+    """Random ``n_bits``-bit additions whose longest carry chain is exactly ``chain_length``.
+
+    Bits are drawn from low to high as generate (1+1), kill (0+0) or propagate (1+0 or
+    0+1), uniformly among the kinds that keep every chain at most ``chain_length`` long;
+    one chain of exactly that length is planted at a random place. (A simple sampler, not
+    the distribution of random pairs conditioned on their chain length.)
+    """
+    _check_size(batch_size, n_bits)
+    if not 0 <= chain_length <= n_bits:
+        raise ValueError(f"chain_length must be in 0..{n_bits}, got {chain_length}")
+    rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,), generator=_generator(seed))))
+    kind = np.zeros((batch_size, n_bits), dtype=np.int8)  # 0 kill, 1 generate, 2 propagate
+    start = rng.integers(0, n_bits - chain_length + 1, batch_size)  # (B,)
+    run = np.zeros(batch_size, dtype=np.int64)  # distance of the carry into the current bit
+    for i in range(n_bits):
+        planted = (i >= start) & (i < start + chain_length)  # (B,)
+        may_gen = chain_length >= 1
+        may_prop = (run == 0) | (run < chain_length)
+        choice = rng.integers(0, 3, batch_size)  # (B,)
+        choice = np.where((choice == 1) & ~may_gen, 0, choice)
+        choice = np.where((choice == 2) & ~may_prop, 0, choice)
+        choice = np.where(planted, np.where(i == start, 1, 2), choice)
+        kind[:, i] = choice
+        run = np.where(choice == 1, 1, np.where((choice == 2) & (run > 0), run + 1, 0))
+    flip = rng.integers(0, 2, (batch_size, n_bits))  # which operand holds a propagate 1
+    a_bits = (kind == 1) | ((kind == 2) & (flip == 1))
+    b_bits = (kind == 1) | ((kind == 2) & (flip == 0))
+    return batch_from_bits(a_bits.astype(np.uint8), b_bits.astype(np.uint8))
