@@ -17,9 +17,11 @@ os.environ.setdefault("OMP_NUM_THREADS", "2")  # the book's target: a 2-core lap
 
 import nbformat  # noqa: E402
 import numpy as np  # noqa: E402
+import torch  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 
 from recur.carry import longest_chains, parallel_add  # noqa: E402
+from recur.experiments import length_generalization, train_variant  # noqa: E402
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 
@@ -52,6 +54,31 @@ def bench_carry() -> None:
     )
 
 
+def bench_shared() -> None:
+    """Chapter 2's cell: seconds to 100% on 10,000 held-out 8-bit pairs (median of three
+    seeds, CPU, 2 threads), then exact match on wider sums with width + 1 rounds."""
+    torch.set_num_threads(2)
+    runs = [train_variant(True, 1, seed=seed, device="cpu") for seed in range(3)]
+    seconds = [r.seconds_to_target for _, r in runs]
+    if any(s is None for s in seconds):
+        emit("shared_runs_not_reaching_100pct", sum(s is None for s in seconds), "runs")
+    done = sorted(s for s in seconds if s is not None)
+    emit(
+        "shared_seconds_to_exact_8bit",
+        statistics.median(done) if done else float("nan"),
+        "s",
+    )
+    sizes = {16: 2000, 64: 1000, 256: 300, 1024: 100}
+    table = length_generalization(runs[0][0], sizes, {"width + 1": 1.0}, seed=123)
+    for n_bits in sizes:
+        exact = float(table.loc[n_bits, "exact: width + 1"])
+        emit(
+            f"shared_exact_match_{n_bits}bit",
+            exact,
+            f"fraction of {sizes[n_bits]} sums",
+        )
+
+
 def bench_chapters(names: list[str]) -> None:
     for path in sorted(BOOK.glob("[0-9][0-9]_*.ipynb")):
         if names and path.stem not in names:
@@ -67,4 +94,5 @@ def bench_chapters(names: list[str]) -> None:
 
 if __name__ == "__main__":
     bench_carry()
+    bench_shared()
     bench_chapters(sys.argv[1:])

@@ -19,13 +19,15 @@ from recur.train import TrainConfig, evaluate, train, window_loss
 
 
 def rule_exact_by_round(batch: AdditionBatch, n_rounds: int) -> torch.Tensor:
-    """Exact match of Chapter 1's rule after rounds 1..R: right once every carry arrived."""
+    """Exact match of Chapter 1's rule after rounds 1..R: right once carries arrived."""
     needed = batch.distance.max(dim=1).values  # (B,) the longest chain of each sum
     rounds = torch.arange(1, n_rounds + 1)  # (R,)
     return (needed[None, :] <= rounds[:, None]).float().mean(dim=1)  # (R,)
 
 
-def accuracy_by_round(model: nn.Module, batch: AdditionBatch, n_rounds: int) -> pd.DataFrame:
+def accuracy_by_round(
+    model: nn.Module, batch: AdditionBatch, n_rounds: int
+) -> pd.DataFrame:
     """Exact match after every round, for the learned model and for the exact rule."""
     learned = evaluate(model, batch, n_rounds)
     return pd.DataFrame(
@@ -44,7 +46,9 @@ def learned_readouts(model: nn.Module, a: str, b: str, n_rounds: int) -> list[st
     batch = batch_from_strings([(a, b)])
     device = next(model.parameters()).device
     logits = model.eval()(batch.bits.to(device), n_rounds).logits[:, 0]  # (R, n + 1)
-    return ["".join("1" if x > 0 else "0" for x in row.tolist()[::-1]) for row in logits]
+    return [
+        "".join("1" if x > 0 else "0" for x in row.tolist()[::-1]) for row in logits
+    ]
 
 
 def length_generalization(
@@ -57,8 +61,13 @@ def length_generalization(
         batch = random_batch(n_sums, n_bits, seed=seed + n_bits)
         wanted = {name: max(1, round(f * (n_bits + 1))) for name, f in rounds.items()}
         acc = evaluate(model, batch, max(wanted.values())).exact  # (R,)
-        row = {"bits": n_bits, "sums": n_sums, "longest chain": int(batch.distance.max())}
-        row |= {f"{name} ({r})": float(acc[r - 1]) for name, r in wanted.items()}
+        row = {
+            "bits": n_bits,
+            "sums": n_sums,
+            "longest chain": int(batch.distance.max()),
+        }
+        for name, r in wanted.items():
+            row |= {f"rounds: {name}": r, f"exact: {name}": float(acc[r - 1])}
         rows.append(row)
     return pd.DataFrame(rows).set_index("bits")
 
@@ -71,19 +80,25 @@ class ChainExperiment:
     chain_lengths: list[int]
     exact: np.ndarray  # (L, R): exact match after round r, for each chain length
     first_right: np.ndarray  # (L,): first round with every sum right (-1: never)
-    stays_right: np.ndarray  # (L,): of the sums that get right, the share that stay right
+    stays_right: (
+        np.ndarray
+    )  # (L,): of the sums that get right, the share that stay right
     right_at_end: np.ndarray  # (L,): exact match after the last round
 
     def table(self) -> pd.DataFrame:
         return pd.DataFrame(
-            {"first round all right": self.first_right, "exact rule needs": np.maximum(
-                self.chain_lengths, 1), "once right, stays right": self.stays_right,
-             f"right after {self.exact.shape[1]} rounds": self.right_at_end},
-            index=pd.Index(self.chain_lengths, name="longest chain"))
+            {
+                "first round all right": self.first_right,
+                "exact rule needs": np.maximum(self.chain_lengths, 1),
+                "once right, stays right": self.stays_right,
+                f"right after {self.exact.shape[1]} rounds": self.right_at_end,
+            },
+            index=pd.Index(self.chain_lengths, name="longest chain"),
+        )
 
 
 def _once_right_stays_right(correct: torch.Tensor) -> float:
-    """Share of the examples (columns) that, once right, are right in every later round."""
+    """Share of the examples (columns) that, once right, stay right in later rounds."""
     ever = correct.any(dim=0)  # (B,)
     first = correct.float().argmax(dim=0)  # (B,) first right round (0 if never)
     rounds = torch.arange(correct.shape[0])[:, None]  # (R, 1)
@@ -92,7 +107,11 @@ def _once_right_stays_right(correct: torch.Tensor) -> float:
 
 
 def chain_experiment(
-    model: nn.Module, n_bits: int, chain_lengths: list[int], n_sums: int, max_rounds: int,
+    model: nn.Module,
+    n_bits: int,
+    chain_lengths: list[int],
+    n_sums: int,
+    max_rounds: int,
     seed: int = 0,
 ) -> ChainExperiment:
     """Accuracy per round for sums whose longest carry chain has each given length."""
@@ -105,11 +124,19 @@ def chain_experiment(
         first.append(int(np.argmax(all_right)) + 1 if all_right.any() else -1)
         stays.append(_once_right_stays_right(correct))
     exact = np.stack(exact)  # (L, R)
-    return ChainExperiment(n_bits, list(chain_lengths), exact, np.array(first),
-                           np.array(stays), exact[:, -1])
+    return ChainExperiment(
+        n_bits,
+        list(chain_lengths),
+        exact,
+        np.array(first),
+        np.array(stays),
+        exact[:, -1],
+    )
 
 
-def train_variant(inject: bool, loss_window: int | str, seed: int, **overrides) -> tuple:
+def train_variant(
+    inject: bool, loss_window: int | str, seed: int, **overrides
+) -> tuple:
     """Train a :class:`LocalCell` with or without input injection; ``loss_window="all"``
     puts every round in the loss. Returns ``(model, TrainResult)``."""
     cfg = TrainConfig(seed=seed, progress=False, **overrides)
@@ -120,8 +147,12 @@ def train_variant(inject: bool, loss_window: int | str, seed: int, **overrides) 
 
 
 def injection_ablation(
-    seeds: list[int], windows: tuple = (1, "all"), test_rounds_factor: int = 4,
-    widths: tuple[int, ...] = (8, 32), n_sums: int = 1000, **overrides,
+    seeds: list[int],
+    windows: tuple = (1, "all"),
+    test_rounds_factor: int = 4,
+    widths: tuple[int, ...] = (8, 32),
+    n_sums: int = 1000,
+    **overrides,
 ) -> pd.DataFrame:
     """Inject vs. not, for each loss window and seed: exact match against test rounds
     ``1..factor * (n + 1)`` at each width. One row per (variant, seed, width, round)."""
@@ -132,18 +163,30 @@ def injection_ablation(
                 model, result = train_variant(inject, window, seed, **overrides)
                 for n_bits in widths:
                     batch = random_batch(n_sums, n_bits, seed=10_000 + seed + n_bits)
-                    exact = evaluate(model, batch, test_rounds_factor * (n_bits + 1)).exact
+                    exact = evaluate(
+                        model, batch, test_rounds_factor * (n_bits + 1)
+                    ).exact
                     for r, value in enumerate(exact.tolist(), start=1):
-                        rows.append({"inject": inject, "loss window": str(window), "seed": seed,
-                                     "bits": n_bits, "round": r, "exact": value,
-                                     "train seconds": result.seconds,
-                                     "reached 100%": result.seconds_to_target is not None})
+                        rows.append(
+                            {
+                                "inject": inject,
+                                "loss window": str(window),
+                                "seed": seed,
+                                "bits": n_bits,
+                                "round": r,
+                                "exact": value,
+                                "train seconds": result.seconds,
+                                "reached 100%": result.seconds_to_target is not None,
+                            }
+                        )
     return pd.DataFrame(rows)
 
 
-def gradient_by_round(model: LocalCell, batch: AdditionBatch, n_rounds: int) -> np.ndarray:
-    """Norm of the gradient that the loss of round r alone sends to the problem embedding,
-    for r = 1..R: how much a loss at that round can teach the input's encoding."""
+def gradient_by_round(
+    model: LocalCell, batch: AdditionBatch, n_rounds: int
+) -> np.ndarray:
+    """Norm of the gradient that the loss of round r alone sends to the problem
+    embedding, for r = 1..R: how much a loss at that round can teach the encoding."""
     norms = []
     for r in range(1, n_rounds + 1):
         model.zero_grad(set_to_none=True)
@@ -155,6 +198,27 @@ def gradient_by_round(model: LocalCell, batch: AdditionBatch, n_rounds: int) -> 
     return np.array(norms)
 
 
+def gradient_comparison(n_rounds: int = 9, n_sums: int = 512, seed: int = 0) -> dict:
+    """:func:`gradient_by_round` for fresh cells with and without injection."""
+    batch = random_batch(n_sums, 8, seed=seed)
+    norms = {}
+    for inject in (True, False):
+        torch.manual_seed(seed)
+        label = "injection" if inject else "no injection"
+        norms[label] = gradient_by_round(LocalCell(inject=inject), batch, n_rounds)
+    return norms
+
+
+def first_right_table(runs: list[ChainExperiment]) -> pd.DataFrame:
+    """First round with every sum right, per chain length: exact rule, then each run."""
+    lengths = runs[0].chain_lengths
+    rows = {"exact rule": np.maximum(lengths, 1)}
+    rows |= {f"seed {k}": run.first_right for k, run in enumerate(runs)}
+    table = pd.DataFrame(rows, index=pd.Index(lengths, name="longest chain")).T
+    table.index.name = "first round with all sums right"
+    return table
+
+
 def ablation_summary(table: pd.DataFrame, trained_rounds: int) -> pd.DataFrame:
     """Mean exact match over seeds at 1x, 2x and 4x the trained rounds (scaled to each
     width: ``factor * (n + 1)``), per variant and width."""
@@ -162,12 +226,19 @@ def ablation_summary(table: pd.DataFrame, trained_rounds: int) -> pd.DataFrame:
     keys = ["inject", "loss window", "bits"]
     for (inject, window, n_bits), part in table.groupby(keys):
         by_round = part.groupby("round")["exact"].mean()
-        scale = (n_bits + 1) / trained_rounds
-        row = {"inject": inject, "loss window": window, "bits": n_bits,
-               "seeds reaching 100% in training": int(
-                   part.groupby("seed")["reached 100%"].first().sum())}
-        for factor in (1, 2, 4):
-            r = round(factor * trained_rounds * scale)
-            row[f"exact at {factor}x ({r} rounds)"] = float(by_round.loc[r])
+        rounds = [
+            round(f * trained_rounds * (n_bits + 1) / trained_rounds) for f in (1, 2, 4)
+        ]
+        row = {
+            "inject": inject,
+            "loss window": window,
+            "bits": n_bits,
+            "seeds at 100% in training": int(
+                part.groupby("seed")["reached 100%"].first().sum()
+            ),
+            "rounds 1x/2x/4x": "/".join(map(str, rounds)),
+        }
+        for factor, r in zip((1, 2, 4), rounds, strict=True):
+            row[f"exact {factor}x"] = round(float(by_round.loc[r]), 4)
         rows.append(row)
     return pd.DataFrame(rows).set_index(keys)

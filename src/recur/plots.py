@@ -165,9 +165,17 @@ def plot_training(history: pd.DataFrame, title: str = "") -> plt.Figure:
 def plot_accuracy_by_round(table: pd.DataFrame, n_bits: int) -> plt.Figure:
     """Exact match after every round: the learned cell next to the exact rule."""
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
-    ax.plot(table.index, table["exact rule"], "s--", color="#888", label="exact rule (Ch. 1)")
+    ax.plot(
+        table.index,
+        table["exact rule"],
+        "s--",
+        color="#888",
+        label="exact rule (Ch. 1)",
+    )
     ax.plot(table.index, table["learned"], "o-", color="#1f4e79", label="learned cell")
-    ax.axvline(n_bits + 1, color="#c0392b", ls=":", label=f"{n_bits + 1} rounds = width + 1")
+    ax.axvline(
+        n_bits + 1, color="#c0392b", ls=":", label=f"{n_bits + 1} rounds = width + 1"
+    )
     ax.set_xlabel("round")
     ax.set_ylabel(f"exact match, {n_bits}-bit sums")
     ax.legend(frameon=False, fontsize=9, loc="lower right")
@@ -178,13 +186,19 @@ def plot_accuracy_by_round(table: pd.DataFrame, n_bits: int) -> plt.Figure:
 
 
 def plot_chain_experiment(runs: list) -> plt.Figure:
-    """Left: exact match by chain length and round (first run). Right: the first round at
-    which every sum is right, against the chain length, for every run."""
+    """Left: exact match by chain length and round (first run). Right: the first round
+    at which every sum is right, against the chain length, for every run."""
     first = runs[0]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
-    image = left.imshow(first.exact, aspect="auto", origin="lower", cmap="Blues", vmin=0,
-                        vmax=1, extent=(0.5, first.exact.shape[1] + 0.5, -0.5,
-                                        len(first.chain_lengths) - 0.5))
+    image = left.imshow(
+        first.exact,
+        aspect="auto",
+        origin="lower",
+        cmap="Blues",
+        vmin=0,
+        vmax=1,
+        extent=(0.5, first.exact.shape[1] + 0.5, -0.5, len(first.chain_lengths) - 0.5),
+    )
     left.set_yticks(range(len(first.chain_lengths)), first.chain_lengths)
     left.set_xlabel("round")
     left.set_ylabel("longest carry chain")
@@ -193,7 +207,9 @@ def plot_chain_experiment(runs: list) -> plt.Figure:
     lengths = np.array(first.chain_lengths)
     right.plot(lengths, np.maximum(lengths, 1), "s--", color="#888", label="exact rule")
     for k, run in enumerate(runs):
-        right.plot(lengths, run.first_right, "o-", alpha=0.8, label=f"learned, seed {k}")
+        right.plot(
+            lengths, run.first_right, "o-", alpha=0.8, label=f"learned, seed {k}"
+        )
     right.set_xlabel("longest carry chain")
     right.set_ylabel("first round with all sums right")
     right.legend(frameon=False, fontsize=8)
@@ -213,11 +229,13 @@ VARIANT_STYLE = {
 }
 
 
-def plot_ablation(table: pd.DataFrame, trained_rounds: int) -> plt.Figure:
+def plot_ablation(table: pd.DataFrame) -> plt.Figure:
     """Exact match against test rounds, one panel per width; mean over seeds (thick) and
-    every seed (thin)."""
+    every seed (thin). Dotted: width + 1 rounds (training used 8 + 1 = 9)."""
     widths = sorted(table["bits"].unique())
-    fig, axes = plt.subplots(1, len(widths), figsize=(5 * len(widths), 3.8), squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(widths), figsize=(5 * len(widths), 3.8), squeeze=False
+    )
     for ax, n_bits in zip(axes[0], widths, strict=True):
         part = table[table["bits"] == n_bits]
         for (inject, window), (color, label) in VARIANT_STYLE.items():
@@ -225,15 +243,17 @@ def plot_ablation(table: pd.DataFrame, trained_rounds: int) -> plt.Figure:
             if runs.empty:
                 continue
             for _, seed_run in runs.groupby("seed"):
-                ax.plot(seed_run["round"], seed_run["exact"], color=color, lw=0.6, alpha=0.4)
+                ax.plot(
+                    seed_run["round"], seed_run["exact"], color=color, lw=0.6, alpha=0.4
+                )
             mean = runs.groupby("round")["exact"].mean()
             ax.plot(mean.index, mean.values, color=color, lw=2, label=label)
-        ax.axvline(trained_rounds, color="#888", ls=":", label=f"trained: {trained_rounds}")
+        ax.axvline(n_bits + 1, color="#888", ls=":", label="width + 1 rounds")
         ax.set_title(f"{n_bits}-bit sums", fontsize=10, loc="left")
         ax.set_xlabel("rounds at test time")
         ax.set_ylabel("exact match")
         ax.grid(alpha=0.3)
-    axes[0][0].legend(frameon=False, fontsize=8, loc="center right")
+    axes[0][-1].legend(frameon=False, fontsize=8, loc="center right")
     fig.tight_layout()
     plt.close(fig)
     return fig
@@ -254,13 +274,23 @@ def plot_gradient_by_round(norms: dict[str, np.ndarray]) -> plt.Figure:
 
 
 def _box(ax, x, y, text, color):
-    ax.add_patch(FancyBboxPatch((x - 0.55, y - 0.28), 1.1, 0.56, boxstyle="round,pad=0.02",
-                                facecolor=color, edgecolor="#555"))
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - 0.55, y - 0.28),
+            1.1,
+            0.56,
+            boxstyle="round,pad=0.02",
+            facecolor=color,
+            edgecolor="#555",
+        )
+    )
     ax.text(x, y, text, ha="center", va="center", fontsize=9)
 
 
 def _arrow(ax, start, end, **kw):
-    ax.annotate("", xy=end, xytext=start, arrowprops=dict(arrowstyle="->", color="#555", **kw))
+    ax.annotate(
+        "", xy=end, xytext=start, arrowprops=dict(arrowstyle="->", color="#555", **kw)
+    )
 
 
 def plot_two_axes(n_steps: int = 4) -> plt.Figure:
@@ -278,8 +308,13 @@ def plot_two_axes(n_steps: int = 4) -> plt.Figure:
             ax.text(2 * k - 1, 1.72, "cell", ha="center", fontsize=8)
             ax.text(2 * k - 1, 0.12, "same F", ha="center", fontsize=8)
             _arrow(ax, (2 * (n_steps - 1) / 2, -0.8), (2 * k, -0.32), lw=0.6)
-    ax.text(2 * (n_steps - 1) / 2, -1.0, "the same input x0, fed again every round (injection)",
-            ha="center", fontsize=9)
+    ax.text(
+        2 * (n_steps - 1) / 2,
+        -1.0,
+        "the same input x0, fed again every round (injection)",
+        ha="center",
+        fontsize=9,
+    )
     ax.text(-0.6, 1.6, "sequence\nstep t", ha="right", va="center", fontsize=10)
     ax.text(-0.6, 0, "inner\nround r", ha="right", va="center", fontsize=10)
     ax.set_xlim(-2, 2 * n_steps - 1)

@@ -11,8 +11,8 @@ choice, arXiv 2311.12424, ``Y_{t+1} = M(Y_t + P)``, against a plain weight-tied 
 - ``inject=True``: the state starts at zero and the embedded problem ``P`` is added to
   the state before every round: ``s_{r+1} = F(s_r + P)``.
 - ``inject=False``: the state starts as the embedded problem and the loop never sees it
-  again: ``s_0 = P``, ``s_{r+1} = F(s_r)``. Whatever the readout needs of the input bits,
-  the state has to carry from round to round.
+  again: ``s_0 = P``, ``s_{r+1} = F(s_r)``. Whatever the readout needs of the input
+  bits, the state has to carry from round to round.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from torch import nn
 
 @dataclass
 class Unroll:
-    """What a recurrent model returns: a readout after every round, plus extra loss terms
-    (the ponder cost of ACT later; zero here)."""
+    """What a recurrent model returns: a readout after every round, plus an extra loss
+    term (the ponder cost of ACT later; zero here)."""
 
     logits: torch.Tensor  # (R, B, n): sum-bit logits after rounds 1..R
     aux_loss: torch.Tensor  # () added to the task loss
@@ -51,7 +51,9 @@ class LocalCell(nn.Module):
     def __init__(self, d_state: int = 16, d_hidden: int = 32, inject: bool = True):
         super().__init__()
         if d_state < 1 or d_hidden < 1:
-            raise ValueError(f"sizes must be >= 1, got d_state={d_state}, d_hidden={d_hidden}")
+            raise ValueError(
+                f"sizes must be >= 1, got d_state={d_state}, d_hidden={d_hidden}"
+            )
         self.inject = inject
         self.embed = nn.Linear(2, d_state)  # the problem's two bits -> state space
         self.update = nn.Sequential(
@@ -65,7 +67,8 @@ class LocalCell(nn.Module):
     def step(self, state: torch.Tensor, problem: torch.Tensor) -> torch.Tensor:
         """One round at every position at once."""
         z = state + problem if self.inject else state  # (B, n, d)
-        below = F.pad(z, (0, 0, 1, 0))[:, :-1]  # (B, n, d): position i - 1; zeros under bit 0
+        padded = F.pad(z, (0, 0, 1, 0))  # (B, n + 1, d): a row of zeros under bit 0
+        below = padded[:, :-1]  # (B, n, d): the state of position i - 1
         return self.update(torch.cat([z, below], dim=-1))  # (B, n, d)
 
     def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:

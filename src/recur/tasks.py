@@ -31,11 +31,17 @@ class AdditionBatch:
         return self.bits.shape[1]
 
     def to(self, device: torch.device | str) -> AdditionBatch:
-        return AdditionBatch(*(t.to(device) for t in (self.bits, self.target, self.distance)))
+        return AdditionBatch(
+            *(t.to(device) for t in (self.bits, self.target, self.distance))
+        )
 
 
 def _generator(seed: Seed) -> torch.Generator:
-    return seed if isinstance(seed, torch.Generator) else torch.Generator().manual_seed(seed)
+    return (
+        seed
+        if isinstance(seed, torch.Generator)
+        else torch.Generator().manual_seed(seed)
+    )
 
 
 def _check_size(batch_size: int, n_bits: int) -> None:
@@ -46,11 +52,13 @@ def _check_size(batch_size: int, n_bits: int) -> None:
 
 
 def batch_from_bits(a_bits: np.ndarray, b_bits: np.ndarray) -> AdditionBatch:
-    """Build a batch from 0/1 arrays of shape ``(B, n)``, least significant bit first."""
+    """Build a batch from 0/1 arrays of shape ``(B, n)``, least significant first."""
     a_bits = np.asarray(a_bits, dtype=np.uint8)
     b_bits = np.asarray(b_bits, dtype=np.uint8)
     if a_bits.shape != b_bits.shape or a_bits.ndim != 2:
-        raise ValueError(f"a and b must both be (B, n) arrays, got {a_bits.shape} and {b_bits.shape}")
+        raise ValueError(
+            f"a and b must both be (B, n) arrays, got {a_bits.shape} and {b_bits.shape}"
+        )
     _check_size(*a_bits.shape)
     top = np.zeros_like(a_bits[:, :1])
     a_bits = np.concatenate([a_bits, top], axis=1)  # (B, n + 1)
@@ -79,34 +87,44 @@ def batch_from_strings(pairs: list[tuple[str, str]]) -> AdditionBatch:
 def random_batch(
     batch_size: int, n_bits: int, seed: Seed = 0, min_bits: int | None = None
 ) -> AdditionBatch:
-    """Uniform random ``n_bits``-bit additions. With ``min_bits``, each example's width is
-    drawn from ``min_bits..n_bits`` and the bits above it are 0 (leading zeros)."""
+    """Uniform random ``n_bits``-bit additions. With ``min_bits``, each example's width
+    is drawn from ``min_bits..n_bits`` and the bits above it are 0 (leading zeros)."""
     _check_size(batch_size, n_bits)
     gen = _generator(seed)
     bits = torch.randint(0, 2, (2, batch_size, n_bits), generator=gen)  # (2, B, n)
     if min_bits is not None:
         if not 1 <= min_bits <= n_bits:
             raise ValueError(f"min_bits must be in 1..{n_bits}, got {min_bits}")
-        width = torch.randint(min_bits, n_bits + 1, (batch_size, 1), generator=gen)  # (B, 1)
+        width = torch.randint(
+            min_bits, n_bits + 1, (batch_size, 1), generator=gen
+        )  # (B, 1)
         bits = bits * (torch.arange(n_bits) < width)  # (2, B, n): zeros above the width
     return batch_from_bits(bits[0].numpy(), bits[1].numpy())
 
 
-def chain_batch(batch_size: int, n_bits: int, chain_length: int, seed: Seed = 0) -> AdditionBatch:
-    """Random ``n_bits``-bit additions whose longest carry chain is exactly ``chain_length``.
+def chain_batch(
+    batch_size: int, n_bits: int, chain_length: int, seed: Seed = 0
+) -> AdditionBatch:
+    """Random ``n_bits``-bit sums whose longest carry chain is exactly ``chain_length``.
 
     Bits are drawn from low to high as generate (1+1), kill (0+0) or propagate (1+0 or
-    0+1), uniformly among the kinds that keep every chain at most ``chain_length`` long;
-    one chain of exactly that length is planted at a random place. (A simple sampler, not
-    the distribution of random pairs conditioned on their chain length.)
+    0+1), uniformly among the kinds that keep every chain at most ``chain_length``
+    long; one chain of exactly that length is planted at a random place. (A simple
+    sampler, not the distribution of random pairs conditioned on their chain length.)
     """
     _check_size(batch_size, n_bits)
     if not 0 <= chain_length <= n_bits:
         raise ValueError(f"chain_length must be in 0..{n_bits}, got {chain_length}")
-    rng = np.random.default_rng(int(torch.randint(0, 2**62, (1,), generator=_generator(seed))))
-    kind = np.zeros((batch_size, n_bits), dtype=np.int8)  # 0 kill, 1 generate, 2 propagate
+    rng = np.random.default_rng(
+        int(torch.randint(0, 2**62, (1,), generator=_generator(seed)))
+    )
+    kind = np.zeros(
+        (batch_size, n_bits), dtype=np.int8
+    )  # 0 kill, 1 generate, 2 propagate
     start = rng.integers(0, n_bits - chain_length + 1, batch_size)  # (B,)
-    run = np.zeros(batch_size, dtype=np.int64)  # distance of the carry into the current bit
+    run = np.zeros(
+        batch_size, dtype=np.int64
+    )  # distance of the carry into the current bit
     for i in range(n_bits):
         planted = (i >= start) & (i < start + chain_length)  # (B,)
         may_gen = chain_length >= 1

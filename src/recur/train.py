@@ -51,15 +51,21 @@ class TrainConfig:
 
     def check(self) -> None:
         if min(self.n_steps, self.batch_size, self.eval_size, self.eval_every) < 1:
-            raise ValueError("n_steps, batch_size, eval_size and eval_every must be >= 1")
+            raise ValueError(
+                "n_steps, batch_size, eval_size and eval_every must be >= 1"
+            )
         if not 1 <= self.min_bits <= self.max_bits:
             raise ValueError(
                 f"need 1 <= min_bits <= max_bits, got {self.min_bits}, {self.max_bits}"
             )
         if self.max_rounds is not None and self.max_rounds < self.rounds():
-            raise ValueError(f"max_rounds must be >= {self.rounds()}, got {self.max_rounds}")
+            raise ValueError(
+                f"max_rounds must be >= {self.rounds()}, got {self.max_rounds}"
+            )
         if not 1 <= self.loss_window <= self.rounds():
-            raise ValueError(f"loss_window must be in 1..{self.rounds()}, got {self.loss_window}")
+            raise ValueError(
+                f"loss_window must be in 1..{self.rounds()}, got {self.loss_window}"
+            )
 
 
 @dataclass
@@ -67,7 +73,9 @@ class TrainResult:
     model: nn.Module
     history: pd.DataFrame  # one row per evaluation: step, loss, exact, seconds
     seconds: float  # wall time of the whole run
-    seconds_to_target: float | None  # when held-out exact match first reached the target
+    seconds_to_target: (
+        float | None
+    )  # when held-out exact match first reached the target
     interrupted: bool = False
     config: TrainConfig = field(default_factory=TrainConfig)
 
@@ -83,38 +91,52 @@ class RoundAccuracy:
     def table(self) -> pd.DataFrame:
         rounds = range(1, len(self.exact) + 1)
         return pd.DataFrame(
-            {"round": rounds, "bit accuracy": self.bit.numpy(), "exact match": self.exact.numpy()}
+            {
+                "round": rounds,
+                "bit accuracy": self.bit.numpy(),
+                "exact match": self.exact.numpy(),
+            }
         ).set_index("round")
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, batch: AdditionBatch, n_rounds: int, chunk: int = 4096) -> RoundAccuracy:
-    """Per-round accuracy of ``model`` on ``batch`` (computed in chunks, on the model's device)."""
+def evaluate(
+    model: nn.Module, batch: AdditionBatch, n_rounds: int, chunk: int = 4096
+) -> RoundAccuracy:
+    """Per-round accuracy of ``model`` on ``batch``, in chunks, on its device."""
     device = next(model.parameters()).device
     was_training = model.training
     model.eval()
     right = []
     for i in range(0, batch.bits.shape[0], chunk):
-        part = AdditionBatch(*(t[i : i + chunk] for t in (batch.bits, batch.target, batch.distance)))
+        part = AdditionBatch(
+            *(t[i : i + chunk] for t in (batch.bits, batch.target, batch.distance))
+        )
         part = part.to(device)
         logits = model(part.bits, n_rounds).logits  # (R, b, n)
         right.append(((logits > 0).float() == part.target).cpu())  # (R, b, n)
     model.train(was_training)
     ok = torch.cat(right, dim=1)  # (R, B, n)
     correct = ok.all(dim=-1)  # (R, B)
-    return RoundAccuracy(ok.float().mean(dim=(1, 2)), correct.float().mean(dim=1), correct)
+    return RoundAccuracy(
+        ok.float().mean(dim=(1, 2)), correct.float().mean(dim=1), correct
+    )
 
 
-def window_loss(logits: torch.Tensor, target: torch.Tensor, window: int, keep: torch.Tensor) -> torch.Tensor:
+def window_loss(
+    logits: torch.Tensor, target: torch.Tensor, window: int, keep: torch.Tensor
+) -> torch.Tensor:
     """Mean BCE over the last ``window`` rounds and the examples in ``keep``."""
     last = logits[-window:]  # (w, B, n)
-    loss = F.binary_cross_entropy_with_logits(last, target.expand_as(last), reduction="none")
+    loss = F.binary_cross_entropy_with_logits(
+        last, target.expand_as(last), reduction="none"
+    )
     per_example = loss.mean(dim=(0, 2))  # (B,)
     return (per_example * keep).sum() / keep.sum().clamp(min=1)
 
 
 def _pair_ids(bits: torch.Tensor) -> torch.Tensor:
-    """An id per (a, b) pair, from the bits (B, n, 2), to keep held-out pairs out of training."""
+    """An id per (a, b) pair of bits (B, n, 2); keeps held-out pairs out of training."""
     weights = 2 ** torch.arange(bits.shape[1], dtype=torch.int64)  # (n,)
     a, b = (bits[..., k].long() @ weights for k in range(2))  # (B,), (B,)
     return a * 2 ** bits.shape[1] + b  # (B,)
@@ -127,15 +149,19 @@ def _draw_rounds(cfg: TrainConfig, gen: torch.Generator) -> int:
 
 
 def _heldout_exact(model: nn.Module, heldout: AdditionBatch, n_rounds: int) -> float:
-    """Exact match on the first 1,000 held-out pairs; on all of them once that is perfect."""
-    small = AdditionBatch(*(t[:1000] for t in (heldout.bits, heldout.target, heldout.distance)))
+    """Exact match on the first 1,000 held-out pairs; on all once that is perfect."""
+    small = AdditionBatch(
+        *(t[:1000] for t in (heldout.bits, heldout.target, heldout.distance))
+    )
     exact = float(evaluate(model, small, n_rounds).exact[-1])
     if exact == 1.0 and heldout.bits.shape[0] > 1000:
         exact = float(evaluate(model, heldout, n_rounds).exact[-1])
     return exact
 
 
-def _step(model, opt, batch: AdditionBatch, keep, n_rounds: int, cfg: TrainConfig) -> float:
+def _step(
+    model, opt, batch: AdditionBatch, keep, n_rounds: int, cfg: TrainConfig
+) -> float:
     """One optimiser step on one batch; returns the loss."""
     out = model(batch.bits, n_rounds)  # logits (R, B, n)
     loss = window_loss(out.logits, batch.target, cfg.loss_window, keep) + out.aux_loss
@@ -157,21 +183,31 @@ def train(model: nn.Module, cfg: TrainConfig | None = None) -> TrainResult:
     device = pick_device(cfg.device)
     model.to(device).train()
     heldout = random_batch(cfg.eval_size, cfg.max_bits, seed=cfg.seed + 1_000_003)
-    heldout_ids = _pair_ids(heldout.bits)  # (eval_size,)
+    # held-out pairs are kept out of training when they are a small part of all pairs
+    # (8 bits: 10,000 of 65,536); for tiny widths every pair would be held out
+    exclude = 4 * cfg.eval_size <= 2 ** (2 * cfg.max_bits)
+    no_ids = torch.empty(0, dtype=torch.long)
+    heldout_ids = _pair_ids(heldout.bits) if exclude else no_ids  # (eval_size,) or (0,)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     rows, start, reached, interrupted = [], time.perf_counter(), None, False
     bar = tqdm(range(1, cfg.n_steps + 1), disable=not cfg.progress, desc="training")
     try:
         for step in bar:
-            batch = random_batch(cfg.batch_size, cfg.max_bits, gen, min_bits=cfg.min_bits)
+            batch = random_batch(
+                cfg.batch_size, cfg.max_bits, gen, min_bits=cfg.min_bits
+            )
             keep = ~torch.isin(_pair_ids(batch.bits), heldout_ids)  # (B,) not held out
             n_rounds = _draw_rounds(cfg, gen)
-            loss = _step(model, opt, batch.to(device), keep.float().to(device), n_rounds, cfg)
+            loss = _step(
+                model, opt, batch.to(device), keep.float().to(device), n_rounds, cfg
+            )
             if step % cfg.eval_every and step != cfg.n_steps:
                 continue
             exact = _heldout_exact(model, heldout, cfg.eval_rounds())
             seconds = time.perf_counter() - start
-            rows.append({"step": step, "loss": loss, "exact": exact, "seconds": seconds})
+            rows.append(
+                {"step": step, "loss": loss, "exact": exact, "seconds": seconds}
+            )
             bar.set_postfix(loss=f"{loss:.4f}", exact=f"{exact:.4f}")
             if cfg.stop_at_exact is not None and exact >= cfg.stop_at_exact:
                 reached = seconds
@@ -181,4 +217,6 @@ def train(model: nn.Module, cfg: TrainConfig | None = None) -> TrainResult:
     finally:
         bar.close()
     history = pd.DataFrame(rows, columns=["step", "loss", "exact", "seconds"])
-    return TrainResult(model, history, time.perf_counter() - start, reached, interrupted, cfg)
+    return TrainResult(
+        model, history, time.perf_counter() - start, reached, interrupted, cfg
+    )

@@ -77,13 +77,16 @@ MAX_BITS = 48  # a tab per round; longer sums belong to the library functions th
 
 def _check_width(trace: CarryTrace, max_bits: int = MAX_BITS) -> None:
     if trace.n_bits > max_bits:
-        raise ValueError(f"the explorer shows sums of up to {max_bits} bits; these have "
-                         f"{trace.n_bits} (call the library directly)")
+        raise ValueError(
+            f"the explorer shows sums of up to {max_bits} bits; these have "
+            f"{trace.n_bits} (call the library directly)"
+        )
 
 
 def _explorer(a: str, b: str, build) -> w.VBox:
     """Two text boxes, a message line and one tab per round. ``build(a, b)`` returns
-    ``(message, pages)`` or raises ``ValueError``, whose text is shown instead."""
+    ``(message, [(tab title, html), ...])`` or raises ``ValueError``, whose text is
+    shown instead."""
     text_a = w.Text(value=a, description="a")
     text_b = w.Text(value=b, description="b")
     message = w.HTML()
@@ -97,8 +100,8 @@ def _explorer(a: str, b: str, build) -> w.VBox:
             message.value = f'<span style="color:#b00">⚠ {text}</span>'
             return
         message.value = note
-        rounds.children = [w.HTML(page) for page in pages]
-        rounds.titles = [f"round {r}" for r in range(len(pages))]
+        rounds.children = [w.HTML(page) for _, page in pages]
+        rounds.titles = [title for title, _ in pages]
         rounds.selected_index = 0
 
     text_a.observe(update, names="value")
@@ -116,16 +119,25 @@ def carry_explorer(a: str = "0111", b: str = "0001") -> w.VBox:
     def build(a: str, b: str):
         trace = parallel_add(a, b)
         _check_width(trace)
-        note = (f"sum {trace.result} = {int(trace.result, 2)}; settles after "
-                f"{trace.rounds_to_settle} rounds. Click a round:")
-        return note, [round_html(trace, r) for r in range(trace.n_rounds + 1)]
+        note = (
+            f"sum {trace.result} = {int(trace.result, 2)}; settles after "
+            f"{trace.rounds_to_settle} rounds. Click a round:"
+        )
+        return note, [
+            (f"round {r}", round_html(trace, r)) for r in range(trace.n_rounds + 1)
+        ]
 
     return _explorer(a, b, build)
 
 
+def _rounds(n: int) -> str:
+    return f"{n} round" + ("" if n == 1 else "s")
+
+
 def _readout_row(name: str, bits: str, truth: str) -> str:
     cells = "".join(
-        _cell(bit, FILL["chain"] if bit != want else FILL[bit]) for bit, want in zip(bits, truth)
+        _cell(bit, FILL["chain"] if bit != want else FILL[bit])
+        for bit, want in zip(bits, truth, strict=True)
     )
     return f"<tr>{ROW_HEAD.format(name)}{cells}</tr>"
 
@@ -143,20 +155,40 @@ def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
         learned = learned_readouts(model, trace.a, trace.b, n_rounds)
         truth = trace.result.zfill(trace.n_bits + 1)
         pages = []
-        for r in range(rule.n_rounds + 1):
-            mine = "0" * (trace.n_bits + 1) if r == 0 else learned[r - 1]
-            rows = (_readout_row("exact rule", str(rule.carry_out(r)) + rule.readout(r), truth)
-                    + _readout_row("learned", mine, truth)
-                    + _readout_row("true sum", truth, truth))
-            pages.append(f'<table style="border-collapse:collapse">{rows}</table>'
-                         f"<p>after <b>{r}</b> rounds; pink: bit differs from the true sum</p>")
+        for r in range(1, n_rounds + 1):  # the learned cell reads out after each round
+            rows = (
+                _readout_row(
+                    "exact rule", str(rule.carry_out(r)) + rule.readout(r), truth
+                )
+                + _readout_row("learned", learned[r - 1], truth)
+                + _readout_row("true sum", truth, truth)
+            )
+            pages.append(
+                (
+                    str(r),
+                    f'<table style="border-collapse:collapse">{rows}</table>'
+                    f"<p>after <b>{r}</b> of {n_rounds} rounds; pink: bit differs from "
+                    "the true sum</p>",
+                )
+            )
         right = [r + 1 for r, x in enumerate(learned) if x == truth]
-        verdict = (f"is first right after {right[0]} rounds" if right
-                   else f"is not right within {n_rounds} rounds")
-        stays = " and stays right" if right and right[-1] == n_rounds and (
-            len(right) == n_rounds - right[0] + 1) else ""
-        note = (f"sum {trace.result}: the exact rule settles after {trace.rounds_to_settle} "
-                f"rounds; the learned cell {verdict}{stays}. Click a round:")
+        verdict = (
+            f"is first right after {_rounds(right[0])}"
+            if right
+            else f"is not right within {n_rounds} rounds"
+        )
+        stays = (
+            " and stays right"
+            if right
+            and right[-1] == n_rounds
+            and (len(right) == n_rounds - right[0] + 1)
+            else ""
+        )
+        note = (
+            f"sum {trace.result}: the exact rule settles after "
+            f"{_rounds(trace.rounds_to_settle)}; the learned cell {verdict}{stays}. "
+            "Click a round:"
+        )
         return note, pages
 
     return _explorer(a, b, build)
