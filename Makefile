@@ -22,7 +22,8 @@ book: $(STAMP)                     ## build _build/html, executing every chapter
 	@touch _build/.src-stamp
 
 test: book lint                    ## unit + property + notebook (nbval) + browser tests
-	$(PY) -m pytest tests book -n $(JOBS) --dist loadfile \
+	@# two test workers share the cores: one torch thread each, or they fight for them
+	OMP_NUM_THREADS=1 $(PY) -m pytest tests book -n $(JOBS) --dist loadfile \
 	    --nbval-lax --nbval-sanitize-with tests/sanitize.cfg
 
 lint: $(STAMP)

@@ -89,3 +89,13 @@ def test_chapter1_explorer_steps_through_rounds_without_kernel(page, site):
         ".widget-html-content:visible", has_text="rounds; orange"
     ).first
     assert "after 3 of 4 rounds" in shown.inner_text()
+
+
+def test_chapter2_learned_explorer_steps_without_kernel(page, site):
+    open_page(page, site, "book/02_shared_update.html")
+    page.wait_for_selector(".widget-tab", timeout=15000)
+    page.locator(".lm-TabBar-tab", has_text=re.compile(r"^5$")).first.click()
+    page.wait_for_timeout(300)
+    note = "pink: bit differs"
+    shown = page.locator(".widget-html-content:visible", has_text=note).first
+    assert "after 5 of 18 rounds" in shown.inner_text()
