@@ -1,0 +1,140 @@
+r"""Adaptive Computation Time (Graves 2016, arXiv 1603.08983, Section 2), as pure
+functions over tensors, then the ACT loop around any step function.
+
+Notation (Graves): at input step t the network runs inner steps n = 1, 2, ... and emits
+a halting probability h_n = sigmoid(W_h s_n + b_h) (Eq. 5). It stops at
+
+    N = min{ n' : h_1 + ... + h_n' >= 1 - eps }                       (Eq. 7)
+
+(or at the cap M if the sum never gets there, Eq. 13), with remainder
+
+    R = 1 - (h_1 + ... + h_{N-1})                                      (Eq. 8)
+
+and weights p_n = h_n for n < N, p_N = R, 0 after (Eq. 6), which sum to 1. The ponder
+cost is rho = N + R (Eq. 10); N is piecewise constant, so only R carries a gradient:
+d rho / d h_n = -1 for n < N and 0 otherwise (Eq. 14).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import torch
+from torch import nn
+
+
+class Halting(NamedTuple):
+    weights: torch.Tensor  # (..., M): p_n, summing to 1 over the last axis
+    n_steps: torch.Tensor  # (...): N, counted from 1
+    remainder: torch.Tensor  # (...): R
+
+
+def halting_weights(h: torch.Tensor, eps: float = 0.01) -> Halting:
+    r"""Eqs. 6-8 of Graves (2016) for halting probabilities ``h`` (steps: last axis)."""
+    if h.ndim == 0 or h.shape[-1] == 0:
+        raise ValueError(
+            f"h needs at least one step on its last axis, got {tuple(h.shape)}"
+        )
+    if not 0 < eps < 1:
+        raise ValueError(f"eps must be in (0, 1), got {eps}")
+    if torch.any((h < 0) | (h > 1)):
+        raise ValueError("halting probabilities must lie in [0, 1]")
+    n_max = h.shape[-1]
+    total = h.cumsum(dim=-1)  # (..., M): h_1 + ... + h_n
+    reached = total >= 1 - eps  # (..., M)
+    first = reached.float().argmax(dim=-1)  # (...) first n reaching 1 - eps (0-based)
+    last = torch.where(
+        reached.any(dim=-1), first, n_max - 1
+    )  # (...) Eq. 7, capped: Eq. 13
+    before = (
+        (total - h).gather(-1, last[..., None]).squeeze(-1)
+    )  # (...) h_1 + ... + h_{N-1}
+    remainder = 1 - before  # (...) Eq. 8
+    steps = torch.arange(n_max, device=h.device)  # (M,)
+    weights = torch.where(
+        steps < last[..., None], h, torch.zeros_like(h)
+    )  # Eq. 6, n < N
+    weights = (
+        weights + (steps == last[..., None]) * remainder[..., None]
+    )  # Eq. 6, n = N
+    return Halting(weights, last + 1, remainder)
+
+
+def ponder_cost(h: torch.Tensor, eps: float = 0.01) -> torch.Tensor:
+    r"""rho = N + R, Eq. 10 of Graves (2016); its gradient reaches ``h`` only via R."""
+    halt = halting_weights(h, eps)
+    return halt.n_steps.to(h.dtype) + halt.remainder  # (...)
+
+
+@dataclass
+class ActResult:
+    """What the ACT loop returns; per position quantities have shape (B, n)."""
+
+    output: torch.Tensor  # (B, n, d): the mixed state
+    ponder: torch.Tensor  # (B, n): N + R, with a gradient through R
+    n_updates: torch.Tensor  # (B, n): N, the number of steps each position ran
+    remainder: torch.Tensor  # (B, n): R
+    n_rounds: int  # steps the loop ran before every position had halted
+
+
+class HaltingUnit(nn.Module):
+    r"""h = sigmoid(W s + b), Eq. 5 of Graves (2016); b starts at 1 (his Section 3)."""
+
+    def __init__(self, d_model: int, bias_init: float = 1.0):
+        super().__init__()
+        self.linear = nn.Linear(d_model, 1)
+        nn.init.constant_(self.linear.bias, bias_init)
+
+    def forward(self, state: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.linear(state)).squeeze(-1)  # (B, n)
+
+
+def act_loop(
+    step,
+    state: torch.Tensor,
+    halting: HaltingUnit,
+    max_steps: int,
+    eps: float = 0.01,
+    mix: str = "mean_field",
+) -> ActResult:
+    r"""Run ``state = step(state, n)`` with per-position halting.
+
+    Each position halts once its summed halting probabilities reach ``1 - eps`` (or at
+    ``max_steps``); after that its state is copied unchanged (UT, Section 2.2) while the
+    others go on, and the loop exits early when every position has halted.
+    ``mix="mean_field"`` returns Graves's Eq. 9, ``sum_n p_n s_n``.
+    ``mix="interpolate"`` is tensor2tensor's rule, ``out = p_n * s_n + (1 - p_n) * out``
+    after each step: a running blend in which each state is discounted by all later
+    weights, so it differs from the mean field whenever more than one step runs.
+    """
+    if max_steps < 1:
+        raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+    if mix not in ("mean_field", "interpolate"):
+        raise ValueError(f"mix must be 'mean_field' or 'interpolate', got {mix!r}")
+    shape = state.shape[:-1]  # (B, n)
+    total = state.new_zeros(shape)  # (B, n): h_1 + ... so far
+    remainder = state.new_zeros(shape)  # (B, n)
+    n_updates = state.new_zeros(shape)  # (B, n)
+    output = torch.zeros_like(state)  # (B, n, d)
+    n_rounds = 0
+    for n in range(max_steps):
+        running = total < 1 - eps  # (B, n)
+        if not running.any():
+            break
+        new_state = step(state, n)  # (B, n, d)
+        h = halting(new_state)  # (B, n): Eq. 5, on the updated state
+        last = running & ((total + h >= 1 - eps) | (n == max_steps - 1))  # halts now
+        go_on = running & ~last
+        r = torch.where(last, 1 - total, torch.zeros_like(total))  # (B, n): Eq. 8
+        p = torch.where(go_on, h, r)  # (B, n): Eq. 6 (0 where already halted)
+        remainder = remainder + r
+        total = total + torch.where(go_on, h, r)
+        n_updates = n_updates + running.to(state.dtype)
+        if mix == "mean_field":
+            output = output + p[..., None] * new_state  # Eq. 9
+        else:
+            output = p[..., None] * new_state + (1 - p[..., None]) * output
+        state = torch.where(running[..., None], new_state, state)  # halted: copied
+        n_rounds = n + 1
+    return ActResult(output, n_updates + remainder, n_updates, remainder, n_rounds)
