@@ -1,0 +1,134 @@
+r"""The Universal Transformer block (Dehghani et al., arXiv 1807.03819, Section 2.1).
+
+One block, shared by every round:
+
+    A^t = LayerNorm((H^{t-1} + P^t) + MultiHeadSelfAttention(H^{t-1} + P^t))   (Eq. 5)
+    H^t = LayerNorm(A^t + Transition(A^t))                                        (Eq. 4)
+
+with the transition a position-wise ReLU feed-forward layer, and the coordinate signal
+
+    P^t_{i,2j}   = sin(i / 10000^{2j/d}) + sin(t / 10000^{2j/d})
+    P^t_{i,2j+1} = cos(i / 10000^{2j/d}) + cos(t / 10000^{2j/d})                 (Eqs. 6-7)
+
+added before every round (tensor2tensor learns the timestep part by default; both are
+here). Attention is full, or local: each position sees itself and the ``window``
+positions below it, like the carry rule, so a carry can then move at most ``window``
+positions per round.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from recur.act import HaltingUnit, act_loop
+from recur.shared import Unroll, check_bits_tensor, check_rounds
+
+
+def sinusoid(positions: torch.Tensor, d_model: int) -> torch.Tensor:
+    r"""sin/cos features of integer ``positions`` (L,) -> (L, d): Eqs. 6-7's two halves."""
+    j = torch.arange(0, d_model, 2, dtype=torch.float32)  # (d/2,): the 2j of Eq. 6
+    angle = positions.float()[:, None] / 10000 ** (j / d_model)  # (L, d/2)
+    table = torch.zeros(len(positions), d_model)
+    table[:, 0::2] = torch.sin(angle)  # Eq. 6
+    table[:, 1::2] = torch.cos(angle)  # Eq. 7
+    return table  # (L, d)
+
+
+def local_mask(n: int, window: int | None) -> torch.Tensor | None:
+    """Boolean attention mask, True where attention is *not* allowed: position i may see
+    positions i - window .. i. ``None`` (full attention) when ``window`` is None."""
+    if window is None:
+        return None
+    if window < 0:
+        raise ValueError(f"window must be >= 0 or None, got {window}")
+    i = torch.arange(n)[:, None]
+    j = torch.arange(n)[None, :]
+    return (j > i) | (j < i - window)  # (n, n)
+
+
+class UTBlock(nn.Module):
+    """Eqs. 4-5: shared self-attention and transition, residuals, post-LayerNorm."""
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.0):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d_model, n_heads, dropout=dropout, batch_first=True)
+        self.norm_attn = nn.LayerNorm(d_model)
+        self.transition = nn.Sequential(
+            nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model)
+        )
+        self.norm_out = nn.LayerNorm(d_model)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """``x`` is H^{t-1} + P^t, (B, n, d)."""
+        attended, _ = self.attn(x, x, x, attn_mask=mask, need_weights=False)  # (B, n, d)
+        a = self.norm_attn(x + attended)  # (B, n, d): Eq. 5
+        return self.norm_out(a + self.transition(a))  # (B, n, d): Eq. 4
+
+
+class UniversalTransformer(nn.Module):
+    """A UT encoder for binary addition: embed the bits, run the shared block, read out
+    each position's sum bit. Fixed rounds, or ACT per position (``act=True``)."""
+
+    def __init__(self, d_model: int = 32, n_heads: int = 4, d_ff: int = 64,
+                 window: int | None = None, max_rounds: int = 24,
+                 learned_timestep: bool = False, act: bool = False,
+                 act_eps: float = 0.01, ponder_weight: float = 0.01):
+        super().__init__()
+        if d_model % 2 or d_model % n_heads:
+            raise ValueError(f"d_model ({d_model}) must be even and divisible by n_heads")
+        self.window, self.max_rounds = window, max_rounds
+        self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
+        self.d_model = d_model
+        self.embed = nn.Linear(2, d_model)
+        self.block = UTBlock(d_model, n_heads, d_ff)
+        self.timestep = nn.Embedding(max_rounds, d_model) if learned_timestep else None
+        self.halting = HaltingUnit(d_model) if act else None
+        self.readout = nn.Linear(d_model, 1)
+
+    def signal(self, n: int, t: int, device) -> torch.Tensor:
+        """P^t for positions 0..n-1 (Eqs. 6-7), timestep part sinusoidal or learned."""
+        position = sinusoid(torch.arange(n), self.d_model)  # (n, d)
+        if self.timestep is None:
+            step = sinusoid(torch.tensor([t]), self.d_model)  # (1, d)
+            return (position + step).to(device)
+        return position.to(device) + self.timestep.weight[t]  # (n, d)
+
+    def step(self, state: torch.Tensor, t: int) -> torch.Tensor:
+        """One round: H^t from H^{t-1}."""
+        n = state.shape[1]
+        mask = local_mask(n, self.window)
+        mask = None if mask is None else mask.to(state.device)
+        return self.block(state + self.signal(n, t, state.device), mask)  # (B, n, d)
+
+    def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
+        """Fixed rounds: a readout after each. ACT: up to ``n_rounds`` rounds per
+        position; the readout of the mixed state, and the ponder cost as ``aux_loss``."""
+        check_bits_tensor(bits)
+        check_rounds(n_rounds)
+        if n_rounds > self.max_rounds and self.timestep is not None:
+            raise ValueError(f"the learned timestep table has {self.max_rounds} rounds")
+        state = self.embed(bits)  # (B, n, d): H^0
+        if self.act:
+            result = act_loop(self.step, state, self.halting, n_rounds, self.act_eps)
+            self.last_act = result  # per-position ponder, for the book's figures
+            logits = self.readout(result.output).squeeze(-1)[None]  # (1, B, n)
+            return Unroll(logits, self.ponder_weight * result.ponder.mean())
+        logits = []
+        for t in range(n_rounds):
+            state = self.step(state, t)  # (B, n, d)
+            logits.append(self.readout(state).squeeze(-1))  # (B, n)
+        return Unroll(torch.stack(logits), bits.new_zeros(()))  # (R, B, n)
+
+
+def count_parameters(d_model: int = 512, d_ff: int = 2048, n_layers: int = 12) -> dict:
+    """Parameters of one post-LN encoder layer (attention 4d^2 + 4d, FFN 2 d d_ff + d_ff
+    + d, two LayerNorms 4d), counted by building it; ``n_layers`` separate layers vs.
+    one layer shared across ``n_layers`` rounds."""
+    layer = UTBlock(d_model, 8 if d_model % 8 == 0 else 1, d_ff)
+    per_layer = sum(p.numel() for p in layer.parameters())
+    return {"one layer": per_layer, f"{n_layers} separate layers": n_layers * per_layer,
+            f"one layer shared over {n_layers} rounds": per_layer,
+            "weights only (12 d^2 at d_ff = 4d)": 4 * d_model**2 + 2 * d_model * d_ff}
