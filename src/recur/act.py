@@ -138,3 +138,19 @@ def act_loop(
         state = torch.where(running[..., None], new_state, state)  # halted: copied
         n_rounds = n + 1
     return ActResult(output, n_updates + remainder, n_updates, remainder, n_rounds)
+
+
+def mix_states(weights: torch.Tensor, states: torch.Tensor, rule: str) -> torch.Tensor:
+    r"""Combine per-step states (M, ..., d) with weights p_n (M, ...).
+
+    ``"mean_field"``: Graves's Eq. 9, ``sum_n p_n s_n``. ``"interpolate"``:
+    tensor2tensor's running blend ``out <- p_n s_n + (1 - p_n) out``, starting from 0.
+    """
+    if rule == "mean_field":
+        return (weights[..., None] * states).sum(dim=0)  # (..., d)
+    if rule != "interpolate":
+        raise ValueError(f"rule must be 'mean_field' or 'interpolate', got {rule!r}")
+    out = torch.zeros_like(states[0])
+    for p, s in zip(weights, states, strict=True):
+        out = p[..., None] * s + (1 - p[..., None]) * out  # (..., d)
+    return out

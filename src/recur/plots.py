@@ -323,3 +323,93 @@ def plot_two_axes(n_steps: int = 4) -> plt.Figure:
     fig.tight_layout()
     plt.close(fig)
     return fig
+
+
+# --------------------------------------------------------------------------- Chapter 5
+
+
+def draw_halting(h: np.ndarray, eps: float, ax: plt.Axes) -> None:
+    """Halting probabilities h_n (bars), their running sum, the threshold 1 - eps, and
+    the ACT weights p_n; N and R in the title."""
+    import torch
+
+    from recur.act import halting_weights
+
+    halt = halting_weights(torch.as_tensor(h, dtype=torch.float64), eps)
+    steps = np.arange(1, len(h) + 1)
+    ax.clear()
+    ax.bar(
+        steps - 0.2,
+        h,
+        width=0.4,
+        color=COLORS["one"],
+        edgecolor="#1f4e79",
+        label="h_n (halting probability)",
+    )
+    ax.bar(
+        steps + 0.2,
+        halt.weights.numpy(),
+        width=0.4,
+        color=COLORS["moved"],
+        label="p_n (ACT weight)",
+    )
+    ax.plot(steps, np.cumsum(h), "k.-", lw=1, label="h_1 + ... + h_n")
+    ax.axhline(
+        1 - eps, color=COLORS["chain"], ls="--", lw=1, label=f"1 − ε = {1 - eps:g}"
+    )
+    n_steps, rem = int(halt.n_steps), float(halt.remainder)
+    ax.axvspan(n_steps - 0.5, n_steps + 0.5, color="#eee", zorder=0)
+    ax.set_xticks(steps)
+    ax.set_xlabel("step n")
+    ax.set_ylim(0, max(1.6, float(np.cumsum(h)[n_steps - 1]) + 0.1))
+    ax.set_title(
+        f"N = {n_steps},  R = {rem:.2f},  ponder N + R = {n_steps + rem:.2f}",
+        fontsize=10,
+        loc="left",
+    )
+    ax.legend(frameon=False, fontsize=8, loc="upper left")
+
+
+def plot_halting(h, eps: float = 0.01) -> plt.Figure:
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    draw_halting(np.asarray(h, dtype=float), eps, ax)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def halting_player(h, step: int, values, eps: float = 0.01, alt: str = "") -> HTML:
+    """A scrubbable player: h_{step} takes each of ``values`` in turn, the rest stay."""
+    h = np.asarray(h, dtype=float)
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+
+    def frame(k):
+        h[step - 1] = values[k]
+        draw_halting(h, eps, ax)
+
+    frame(0)
+    fig.tight_layout()
+    anim = FuncAnimation(fig, frame, frames=len(values), interval=700)
+    plt.close(fig)
+    alt = alt or f"ACT halting as h_{step} varies"
+    player = anim.to_jshtml(default_mode="once")
+    return HTML(player.replace("<img id=", f'<img alt="{html.escape(alt)}" id=', 1))
+
+
+# --------------------------------------------------------------------------- Chapter 4
+
+
+def plot_rounds_table(table: pd.DataFrame) -> plt.Figure:
+    """Exact match after each round, one line per column of ``table``."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    for name in table.columns:
+        style = "s--" if "rule" in name else "o-"
+        color = "#888" if "rule" in name else None
+        ax.plot(table.index, table[name], style, color=color, label=name, ms=4)
+    ax.set_xlabel("round")
+    ax.set_ylabel("exact match")
+    ax.legend(frameon=False, fontsize=9, loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

@@ -3,12 +3,12 @@ r"""The Universal Transformer block (Dehghani et al., arXiv 1807.03819, Section 
 One block, shared by every round:
 
     A^t = LayerNorm((H^{t-1} + P^t) + MultiHeadSelfAttention(H^{t-1} + P^t))   (Eq. 5)
-    H^t = LayerNorm(A^t + Transition(A^t))                                        (Eq. 4)
+    H^t = LayerNorm(A^t + Transition(A^t))                                    (Eq. 4)
 
 with the transition a position-wise ReLU feed-forward layer, and the coordinate signal
 
     P^t_{i,2j}   = sin(i / 10000^{2j/d}) + sin(t / 10000^{2j/d})
-    P^t_{i,2j+1} = cos(i / 10000^{2j/d}) + cos(t / 10000^{2j/d})                 (Eqs. 6-7)
+    P^t_{i,2j+1} = cos(i / 10000^{2j/d}) + cos(t / 10000^{2j/d})          (Eqs. 6-7)
 
 added before every round (tensor2tensor learns the timestep part by default; both are
 here). Attention is full, or local: each position sees itself and the ``window``
@@ -18,8 +18,6 @@ positions per round.
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import nn
 
@@ -28,7 +26,7 @@ from recur.shared import Unroll, check_bits_tensor, check_rounds
 
 
 def sinusoid(positions: torch.Tensor, d_model: int) -> torch.Tensor:
-    r"""sin/cos features of integer ``positions`` (L,) -> (L, d): Eqs. 6-7's two halves."""
+    r"""sin/cos features of integer ``positions`` (L,) -> (L, d), as in Eqs. 6-7."""
     j = torch.arange(0, d_model, 2, dtype=torch.float32)  # (d/2,): the 2j of Eq. 6
     angle = positions.float()[:, None] / 10000 ** (j / d_model)  # (L, d/2)
     table = torch.zeros(len(positions), d_model)
@@ -54,7 +52,9 @@ class UTBlock(nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.0):
         super().__init__()
-        self.attn = nn.MultiheadAttention(d_model, n_heads, dropout=dropout, batch_first=True)
+        self.attn = nn.MultiheadAttention(
+            d_model, n_heads, dropout=dropout, batch_first=True
+        )
         self.norm_attn = nn.LayerNorm(d_model)
         self.transition = nn.Sequential(
             nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model)
@@ -63,7 +63,9 @@ class UTBlock(nn.Module):
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
         """``x`` is H^{t-1} + P^t, (B, n, d)."""
-        attended, _ = self.attn(x, x, x, attn_mask=mask, need_weights=False)  # (B, n, d)
+        attended, _ = self.attn(
+            x, x, x, attn_mask=mask, need_weights=False
+        )  # (B, n, d)
         a = self.norm_attn(x + attended)  # (B, n, d): Eq. 5
         return self.norm_out(a + self.transition(a))  # (B, n, d): Eq. 4
 
@@ -72,13 +74,23 @@ class UniversalTransformer(nn.Module):
     """A UT encoder for binary addition: embed the bits, run the shared block, read out
     each position's sum bit. Fixed rounds, or ACT per position (``act=True``)."""
 
-    def __init__(self, d_model: int = 32, n_heads: int = 4, d_ff: int = 64,
-                 window: int | None = None, max_rounds: int = 24,
-                 learned_timestep: bool = False, act: bool = False,
-                 act_eps: float = 0.01, ponder_weight: float = 0.01):
+    def __init__(
+        self,
+        d_model: int = 32,
+        n_heads: int = 4,
+        d_ff: int = 64,
+        window: int | None = None,
+        max_rounds: int = 24,
+        learned_timestep: bool = False,
+        act: bool = False,
+        act_eps: float = 0.01,
+        ponder_weight: float = 0.01,
+    ):
         super().__init__()
         if d_model % 2 or d_model % n_heads:
-            raise ValueError(f"d_model ({d_model}) must be even and divisible by n_heads")
+            raise ValueError(
+                f"d_model ({d_model}) must be even and divisible by n_heads"
+            )
         self.window, self.max_rounds = window, max_rounds
         self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
         self.d_model = d_model
@@ -105,7 +117,7 @@ class UniversalTransformer(nn.Module):
 
     def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
         """Fixed rounds: a readout after each. ACT: up to ``n_rounds`` rounds per
-        position; the readout of the mixed state, and the ponder cost as ``aux_loss``."""
+        position; the readout of the mixed state, the ponder cost as ``aux_loss``."""
         check_bits_tensor(bits)
         check_rounds(n_rounds)
         if n_rounds > self.max_rounds and self.timestep is not None:
@@ -129,6 +141,20 @@ def count_parameters(d_model: int = 512, d_ff: int = 2048, n_layers: int = 12) -
     one layer shared across ``n_layers`` rounds."""
     layer = UTBlock(d_model, 8 if d_model % 8 == 0 else 1, d_ff)
     per_layer = sum(p.numel() for p in layer.parameters())
-    return {"one layer": per_layer, f"{n_layers} separate layers": n_layers * per_layer,
-            f"one layer shared over {n_layers} rounds": per_layer,
-            "weights only (12 d^2 at d_ff = 4d)": 4 * d_model**2 + 2 * d_model * d_ff}
+    return {
+        "one layer": per_layer,
+        f"{n_layers} separate layers": n_layers * per_layer,
+        f"one layer shared over {n_layers} rounds": per_layer,
+        "weights only (12 d^2 at d_ff = 4d)": 4 * d_model**2 + 2 * d_model * d_ff,
+    }
+
+
+def flops_per_token(
+    d_model: int = 512, d_ff: int = 2048, seq_len: int = 512, n_rounds: int = 12
+) -> dict:
+    """Multiply-adds per token of ``n_rounds`` encoder layers (separate or shared: the
+    same), counting the four d x d projections, the two FFN matrices and the attention
+    scores and mixing (2 * seq_len * d)."""
+    per_layer = 4 * d_model**2 + 2 * d_model * d_ff + 2 * seq_len * d_model
+    total = n_rounds * per_layer
+    return {"per layer": per_layer, f"{n_rounds} layers or rounds": total}

@@ -192,3 +192,34 @@ def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
         return note, pages
 
     return _explorer(a, b, build)
+
+
+def halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = 0.01) -> w.VBox:
+    """Sliders for h_1..h_M and epsilon; shows N, R, the weights p_n and the ponder cost
+    (Graves 2016, Eqs. 6-10) as computed by :func:`recur.act.halting_weights`. Needs a
+    kernel; the book shows a precomputed player next to it."""
+    import torch
+
+    from recur.act import halting_weights
+
+    sliders = [
+        w.FloatSlider(value=v, min=0, max=1, step=0.05, description=f"h{n}")
+        for n, v in enumerate(h, start=1)
+    ]
+    eps_slider = w.FloatSlider(value=eps, min=0.01, max=0.5, step=0.01, description="ε")
+    shown = w.HTML()
+
+    def update(_change=None) -> None:
+        values = torch.tensor([s.value for s in sliders], dtype=torch.float64)
+        halt = halting_weights(values, eps_slider.value)
+        weights = ", ".join(f"{p:.2f}" for p in halt.weights.tolist())
+        n_steps, rem = int(halt.n_steps), float(halt.remainder)
+        shown.value = (
+            f"N = <b>{n_steps}</b>, R = <b>{rem:.2f}</b>, weights p = "
+            f"[{weights}], ponder cost N + R = <b>{n_steps + rem:.2f}</b>"
+        )
+
+    for slider in [*sliders, eps_slider]:
+        slider.observe(update, names="value")
+    update()
+    return w.VBox([*sliders, eps_slider, shown])

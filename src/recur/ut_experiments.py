@@ -1,0 +1,107 @@
+"""The measurements of Chapters 4 and 6: Universal Transformers on binary addition."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from recur.tasks import AdditionBatch, random_batch
+from recur.train import TrainConfig, TrainResult, evaluate, train
+from recur.ut import UniversalTransformer
+
+UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
+
+
+def train_ut(
+    window: int | None,
+    act: bool = False,
+    seed: int = 0,
+    n_rounds: int = 9,
+    ponder_weight: float = 0.01,
+    **overrides,
+) -> tuple[UniversalTransformer, TrainResult]:
+    """A small UT on sums of at most 8 bits. Fixed rounds: the loss reads every round.
+    ACT: ``n_rounds`` is the step cap and the loss reads the mixed output plus
+    ``ponder_weight`` times the mean ponder cost (tau in Graves's notation)."""
+    torch.manual_seed(seed)
+    model = UniversalTransformer(
+        window=window,
+        act=act,
+        max_rounds=max(n_rounds, 24),
+        ponder_weight=ponder_weight,
+        **UT_SIZE,
+    )
+    settings = {
+        "lr": 1e-3,
+        "batch_size": 64,
+        "n_steps": 1500,
+        "eval_every": 100,
+        "n_rounds": n_rounds,
+        "loss_window": 1 if act else n_rounds,
+        "stop_at_exact": 0.99 if act else 1.0,
+        "seed": seed,
+    } | overrides
+    return model, train(model, TrainConfig(**settings))
+
+
+@torch.no_grad()
+def ponder_by_position(
+    model: UniversalTransformer, batch: AdditionBatch, max_steps: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """ACT steps each position ran, and whether each sum came out right."""
+    model.eval()
+    logits = model(batch.bits, max_steps).logits[-1]  # (B, n)
+    right = ((logits > 0).float() == batch.target).all(dim=1)  # (B,)
+    return model.last_act.n_updates.numpy(), right.numpy()
+
+
+def ponder_vs_distance(
+    model: UniversalTransformer, batch: AdditionBatch, max_steps: int
+) -> tuple[pd.DataFrame, float, float]:
+    """Mean ACT steps per position against the carry distance into it, and the
+    least-squares line ``steps = slope * distance + intercept`` over all positions."""
+    steps, _ = ponder_by_position(model, batch, max_steps)
+    distance = batch.distance.numpy()
+    table = (
+        pd.DataFrame({"carry distance": distance.ravel(), "steps": steps.ravel()})
+        .groupby("carry distance")["steps"]
+        .agg(["mean", "std", "count"])
+    )
+    slope, intercept = np.polyfit(distance.ravel(), steps.ravel(), 1)
+    return table, float(slope), float(intercept)
+
+
+def act_length_table(
+    model: UniversalTransformer,
+    widths: list[int],
+    n_sums: int,
+    max_steps: int,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Exact match and mean ponder on wider sums than trained, at a step cap."""
+    rows = []
+    for n_bits in widths:
+        batch = random_batch(n_sums, n_bits, seed=seed + n_bits)
+        steps, right = ponder_by_position(model, batch, max_steps)
+        rows.append(
+            {
+                "bits": n_bits,
+                "exact": float(right.mean()),
+                "mean steps": float(steps.mean()),
+                "max steps": int(steps.max()),
+                "longest chain": int(batch.distance.max()),
+            }
+        )
+    return pd.DataFrame(rows).set_index("bits")
+
+
+def rounds_table(models: dict, batch: AdditionBatch, n_rounds: int) -> pd.DataFrame:
+    """Exact match after each round for several fixed-round models (name -> model)."""
+    return pd.DataFrame(
+        {
+            name: evaluate(model, batch, n_rounds).exact.numpy()
+            for name, model in models.items()
+        },
+        index=pd.RangeIndex(1, n_rounds + 1, name="round"),
+    )

@@ -1,0 +1,97 @@
+"""The Universal Transformer block: masks, signals, shapes, parameter counts, ACT."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from recur.tasks import random_batch
+from recur.train import TrainConfig, train
+from recur.ut import UniversalTransformer, count_parameters, local_mask, sinusoid
+
+
+def test_local_mask_lets_each_position_see_itself_and_the_window_below():
+    mask = local_mask(5, window=1)
+    allowed = ~mask
+    for i in range(5):
+        assert [j for j in range(5) if allowed[i, j]] == [
+            j for j in (i - 1, i) if j >= 0
+        ]
+    assert local_mask(5, None) is None
+    with pytest.raises(ValueError, match="window"):
+        local_mask(5, -1)
+
+
+def test_local_attention_is_local():
+    """With window 1 and r rounds, bit j can only influence positions j .. j + r."""
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=16, n_heads=2, d_ff=32, window=1).eval()
+    bits = random_batch(1, 12, seed=1).bits
+    flipped = bits.clone()
+    flipped[0, 4, 1] = 1 - flipped[0, 4, 1]
+    diff = (model(bits, 3).logits - model(flipped, 3).logits).abs()[-1, 0]  # (n,)
+    assert diff[:4].max() < 1e-6 and diff[8:].max() < 1e-6
+    assert diff[4:8].max() > 0
+
+
+def test_sinusoid_follows_eqs_6_7():
+    table = sinusoid(torch.arange(4), 8)
+    assert table.shape == (4, 8)
+    assert table[2, 0].item() == pytest.approx(math.sin(2))
+    assert table[2, 1].item() == pytest.approx(math.cos(2))
+    assert table[3, 2].item() == pytest.approx(math.sin(3 / 10000 ** (2 / 8)), abs=1e-6)
+
+
+def test_fixed_rounds_return_a_readout_per_round():
+    model = UniversalTransformer(d_model=16, n_heads=2, d_ff=32)
+    out = model(random_batch(3, 5).bits, 4)
+    assert out.logits.shape == (4, 3, 6)
+    assert out.aux_loss.item() == 0
+
+
+def test_act_mode_returns_one_readout_and_a_ponder_cost():
+    model = UniversalTransformer(d_model=16, n_heads=2, d_ff=32, act=True)
+    out = model(random_batch(3, 5).bits, 6)
+    assert out.logits.shape == (1, 3, 6)
+    assert out.aux_loss.item() > 0
+    assert torch.all((model.last_act.n_updates >= 1) & (model.last_act.n_updates <= 6))
+
+
+def test_learned_timestep_table():
+    model = UniversalTransformer(
+        d_model=16, n_heads=2, d_ff=32, learned_timestep=True, max_rounds=4
+    )
+    assert model(random_batch(2, 3).bits, 4).logits.shape == (4, 2, 4)
+    with pytest.raises(ValueError, match="timestep"):
+        model(random_batch(2, 3).bits, 5)
+
+
+def test_parameter_count_of_one_base_layer():
+    counts = count_parameters(512, 2048, 12)
+    assert counts["one layer"] == 3_152_384
+    assert counts["12 separate layers"] == 37_828_608
+    assert counts["weights only (12 d^2 at d_ff = 4d)"] == 12 * 512**2
+
+
+def test_bad_sizes_raise():
+    with pytest.raises(ValueError, match="divisible"):
+        UniversalTransformer(d_model=30, n_heads=4)
+
+
+def test_short_training_reduces_the_loss():
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=16, n_heads=2, d_ff=32, window=1)
+    cfg = TrainConfig(
+        max_bits=4,
+        n_steps=60,
+        eval_every=30,
+        eval_size=200,
+        lr=3e-3,
+        loss_window=5,
+        stop_at_exact=None,
+        progress=False,
+    )
+    history = train(model, cfg).history
+    assert history["loss"].iloc[-1] < 0.6
