@@ -22,6 +22,8 @@ from nbclient import NotebookClient  # noqa: E402
 
 from recur.carry import longest_chains, parallel_add  # noqa: E402
 from recur.experiments import length_generalization, train_variant  # noqa: E402
+from recur.ut import UTBlock, sinusoid  # noqa: E402
+from recur.ut_experiments import train_ut  # noqa: E402
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 
@@ -79,6 +81,51 @@ def bench_shared() -> None:
         )
 
 
+def bench_ut_step(d_model: int = 256, n_heads: int = 8, d_ff: int = 1024) -> None:
+    """Forward + backward of one UT round against torch's TransformerEncoderLayer of the
+    same width, heads and feed-forward size (post-LN, ReLU, no dropout), same batch."""
+    torch.set_num_threads(2)
+    x = torch.randn(16, 64, d_model)
+    block = UTBlock(d_model, n_heads, d_ff)
+    signal = sinusoid(torch.arange(64), d_model)
+    ref = torch.nn.TransformerEncoderLayer(
+        d_model, n_heads, d_ff, dropout=0.0, batch_first=True
+    )
+
+    def ut_round():
+        block(x + signal, None).sum().backward()
+
+    def torch_layer():
+        ref(x).sum().backward()
+
+    ut, base = median_seconds(ut_round, 20), median_seconds(torch_layer, 20)
+    emit("ut_step_ratio_vs_torch_encoder_layer", ut / base, "ratio")
+
+
+def bench_act_ut() -> None:
+    """Chapter 6's model: seconds to 99% exact match on 10,000 held-out 8-bit pairs."""
+    torch.set_num_threads(2)
+    seconds = [
+        train_ut(
+            window=1,
+            act=True,
+            n_rounds=12,
+            seed=seed,
+            n_steps=1500,
+            progress=False,
+            device="cpu",
+        )[1].seconds_to_target
+        for seed in range(3)
+    ]
+    done = sorted(s for s in seconds if s is not None)
+    emit("act_ut_runs_reaching_99pct", len(done), "of 3 seeds")
+    emit(
+        "act_ut_seconds_to_99_8bit",
+        statistics.median(done) if done else float("nan"),
+        "s",
+    )
+
+
 def bench_chapters(names: list[str]) -> None:
     for path in sorted(BOOK.glob("[0-9][0-9]_*.ipynb")):
         if names and path.stem not in names:
@@ -95,4 +142,6 @@ def bench_chapters(names: list[str]) -> None:
 if __name__ == "__main__":
     bench_carry()
     bench_shared()
+    bench_ut_step()
+    bench_act_ut()
     bench_chapters(sys.argv[1:])

@@ -413,3 +413,56 @@ def plot_rounds_table(table: pd.DataFrame) -> plt.Figure:
     fig.tight_layout()
     plt.close(fig)
     return fig
+
+
+# --------------------------------------------------------------------------- Chapter 6
+
+
+def plot_ponder_map(
+    steps: np.ndarray, distance: np.ndarray, n_show: int = 12
+) -> plt.Figure:
+    """ACT steps per position (left) beside the carry distance into it (right), for the
+    same sums; bit 0 on the right as in Chapter 1."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    panels = [
+        (left, steps[:n_show], "ACT steps per position", "Oranges"),
+        (right, distance[:n_show], "carry distance into the position", "Blues"),
+    ]
+    for ax, data, title, cmap in panels:
+        image = ax.imshow(data[:, ::-1], cmap=cmap, aspect="auto")
+        for (row, col), value in np.ndenumerate(data[:, ::-1]):
+            ax.text(col, row, f"{value:.0f}", ha="center", va="center", fontsize=7)
+        n = data.shape[1]
+        ax.set_xticks(
+            range(n), ["out"] + [str(k) for k in range(n - 2, -1, -1)], fontsize=7
+        )
+        ax.set_title(title, fontsize=10, loc="left")
+        ax.set_xlabel("bit position")
+        fig.colorbar(image, ax=ax, fraction=0.04)
+    left.set_ylabel("sum")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
+    """Mean ACT steps (± std) against carry distance, one line per model."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    for name, (table, slope, intercept) in tables.items():
+        ax.errorbar(
+            table.index,
+            table["mean"],
+            yerr=table["std"],
+            fmt="o-",
+            capsize=3,
+            label=f"{name}: fit {slope:.2f}·d + {intercept:.2f}",
+        )
+    top = max(t.index.max() for t, _, _ in tables.values())
+    ax.plot([0, top], [1, top + 1], "k:", lw=1, label="distance + 1")
+    ax.set_xlabel("carry distance d into the position")
+    ax.set_ylabel("ACT steps at that position")
+    ax.legend(frameon=False, fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
