@@ -18,6 +18,13 @@ COLORS = {"one": "#cfe3f6", "moved": "#f6a04d", "chain": "#c0392b", "zero": "whi
 ROWS = ("a", "b", "carry in", "readout")
 
 
+def _done(fig: plt.Figure) -> plt.Figure:
+    """Lay out, and close so that the figure is shown once, as the cell's value."""
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
 def _cells(trace: CarryTrace, r: int) -> list[list[str]]:
     """Row strings of the grid, column 0 being the carry out of the top bit."""
     carries = "".join(str(c) for c in trace.carries[r][::-1])  # out, n-1, ..., 0
@@ -81,9 +88,7 @@ def plot_round(trace: CarryTrace, r: int) -> plt.Figure:
     """One round of a trace as a figure."""
     fig, ax = plt.subplots(figsize=_grid_size(trace))
     draw_round(trace, r, ax)
-    fig.tight_layout()
-    plt.close(fig)  # shown once, as the cell's value
-    return fig
+    return _done(fig)
 
 
 def animate_trace(trace: CarryTrace, interval_ms: int = 900) -> FuncAnimation:
@@ -137,9 +142,7 @@ def plot_chain_growth(growth: ChainGrowth) -> plt.Figure:
     ax.set_ylabel("longest carry chain = rounds needed")
     ax.legend(frameon=False, fontsize=9)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
 
 
 # --------------------------------------------------------------------------- Chapter 2
@@ -157,9 +160,7 @@ def plot_training(history: pd.DataFrame, title: str = "") -> plt.Figure:
     twin.set_ylabel("training loss", color="#c0392b")
     ax.set_title(title, fontsize=10, loc="left")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
 
 
 def plot_accuracy_by_round(table: pd.DataFrame, n_bits: int) -> plt.Figure:
@@ -180,9 +181,7 @@ def plot_accuracy_by_round(table: pd.DataFrame, n_bits: int) -> plt.Figure:
     ax.set_ylabel(f"exact match, {n_bits}-bit sums")
     ax.legend(frameon=False, fontsize=9, loc="lower right")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
 
 
 def plot_chain_experiment(runs: list) -> plt.Figure:
@@ -214,9 +213,7 @@ def plot_chain_experiment(runs: list) -> plt.Figure:
     right.set_ylabel("first round with all sums right")
     right.legend(frameon=False, fontsize=8)
     right.grid(alpha=0.3)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
 
 
 # --------------------------------------------------------------------------- Chapter 3
@@ -254,9 +251,7 @@ def plot_ablation(table: pd.DataFrame) -> plt.Figure:
         ax.set_ylabel("exact match")
         ax.grid(alpha=0.3)
     axes[0][-1].legend(frameon=False, fontsize=8, loc="center right")
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
 
 
 def plot_gradient_by_round(norms: dict[str, np.ndarray]) -> plt.Figure:
@@ -268,9 +263,7 @@ def plot_gradient_by_round(norms: dict[str, np.ndarray]) -> plt.Figure:
     ax.set_ylabel("‖∂ loss_r / ∂ embedding‖")
     ax.legend(frameon=False, fontsize=9)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
 
 
 def _box(ax, x, y, text, color):
@@ -320,9 +313,7 @@ def plot_two_axes(n_steps: int = 4) -> plt.Figure:
     ax.set_xlim(-2, 2 * n_steps - 1)
     ax.set_ylim(-1.3, 2.6)
     ax.axis("off")
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
 
 
 # --------------------------------------------------------------------------- Chapter 5
@@ -373,9 +364,7 @@ def draw_halting(h: np.ndarray, eps: float, ax: plt.Axes) -> None:
 def plot_halting(h, eps: float = 0.01) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     draw_halting(np.asarray(h, dtype=float), eps, ax)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
 
 
 def halting_player(h, step: int, values, eps: float = 0.01, alt: str = "") -> HTML:
@@ -410,9 +399,7 @@ def plot_rounds_table(table: pd.DataFrame) -> plt.Figure:
     ax.set_ylabel("exact match")
     ax.legend(frameon=False, fontsize=9, loc="lower right")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
 
 
 # --------------------------------------------------------------------------- Chapter 6
@@ -440,9 +427,7 @@ def plot_ponder_map(
         ax.set_xlabel("bit position")
         fig.colorbar(image, ax=ax, fraction=0.04)
     left.set_ylabel("sum")
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
 
 
 def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
@@ -463,6 +448,4 @@ def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
     ax.set_ylabel("ACT steps at that position")
     ax.legend(frameon=False, fontsize=8)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
+    return _done(fig)
