@@ -449,3 +449,18 @@ def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
     ax.legend(frameon=False, fontsize=8)
     ax.grid(alpha=0.3)
     return _done(fig)
+
+
+def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:
+    """Held-out exact match and mean ACT steps against the time penalty, per seed."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
+    for seed, runs in table.groupby("seed"):
+        left.semilogx(runs["tau"], runs["exact"], "o-", label=f"seed {seed}")
+        right.semilogx(runs["tau"], runs["mean steps"], "o-", label=f"seed {seed}")
+    left.set_ylabel("held-out exact match")
+    right.set_ylabel("mean ACT steps per position")
+    for ax in (left, right):
+        ax.set_xlabel("time penalty τ")
+        ax.grid(alpha=0.3)
+        ax.legend(frameon=False, fontsize=8)
+    return _done(fig)

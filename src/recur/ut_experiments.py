@@ -105,3 +105,34 @@ def rounds_table(models: dict, batch: AdditionBatch, n_rounds: int) -> pd.DataFr
         },
         index=pd.RangeIndex(1, n_rounds + 1, name="round"),
     )
+
+
+def tau_sweep(
+    taus: list[float], seeds: list[int], n_sums: int = 2000, **overrides
+) -> pd.DataFrame:
+    """The time penalty tau (``ponder_weight``): for each value and seed, train the
+    local ACT UT and measure held-out exact match and the mean number of steps."""
+    rows = []
+    batch = random_batch(n_sums, 8, seed=2024)
+    for tau in taus:
+        for seed in seeds:
+            model, run = train_ut(
+                window=1,
+                act=True,
+                n_rounds=12,
+                seed=seed,
+                ponder_weight=tau,
+                progress=False,
+                **overrides,
+            )
+            steps, right = ponder_by_position(model, batch, max_steps=12)
+            rows.append(
+                {
+                    "tau": tau,
+                    "seed": seed,
+                    "exact": float(right.mean()),
+                    "mean steps": float(steps.mean()),
+                    "train seconds": round(run.seconds, 1),
+                }
+            )
+    return pd.DataFrame(rows)
