@@ -291,6 +291,6 @@ def test_ablation_runs_every_variant():
         map(tuple, table[["inject", "loss window"]].drop_duplicates().values)
     ) == {(True, "1"), (True, "all"), (False, "1"), (False, "all")}
     assert table["round"].max() == 4 * 5
-    summary = ablation_summary(table, trained_rounds=5)
+    summary = ablation_summary(table)
     assert summary.shape[0] == 4
     assert np.isfinite(summary["exact 4x"]).all()

@@ -13,6 +13,7 @@ import pandas as pd
 import torch
 from torch import nn
 
+from recur.carry import to_str
 from recur.shared import LocalCell
 from recur.tasks import AdditionBatch, batch_from_strings, chain_batch, random_batch
 from recur.train import TrainConfig, evaluate, train, window_loss
@@ -46,9 +47,7 @@ def learned_readouts(model: nn.Module, a: str, b: str, n_rounds: int) -> list[st
     batch = batch_from_strings([(a, b)])
     device = next(model.parameters()).device
     logits = model.eval()(batch.bits.to(device), n_rounds).logits[:, 0]  # (R, n + 1)
-    return [
-        "".join("1" if x > 0 else "0" for x in row.tolist()[::-1]) for row in logits
-    ]
+    return [to_str((row > 0).cpu().numpy()) for row in logits]
 
 
 def length_generalization(
@@ -80,9 +79,7 @@ class ChainExperiment:
     chain_lengths: list[int]
     exact: np.ndarray  # (L, R): exact match after round r, for each chain length
     first_right: np.ndarray  # (L,): first round with every sum right (-1: never)
-    stays_right: (
-        np.ndarray
-    )  # (L,): of the sums that get right, the share that stay right
+    stays_right: np.ndarray  # (L,): of the sums once right, the share that stay right
     right_at_end: np.ndarray  # (L,): exact match after the last round
 
     def table(self) -> pd.DataFrame:
@@ -219,16 +216,14 @@ def first_right_table(runs: list[ChainExperiment]) -> pd.DataFrame:
     return table
 
 
-def ablation_summary(table: pd.DataFrame, trained_rounds: int) -> pd.DataFrame:
+def ablation_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Mean exact match over seeds at 1x, 2x and 4x the trained rounds (scaled to each
     width: ``factor * (n + 1)``), per variant and width."""
     rows = []
     keys = ["inject", "loss window", "bits"]
     for (inject, window, n_bits), part in table.groupby(keys):
         by_round = part.groupby("round")["exact"].mean()
-        rounds = [
-            round(f * trained_rounds * (n_bits + 1) / trained_rounds) for f in (1, 2, 4)
-        ]
+        rounds = [f * (n_bits + 1) for f in (1, 2, 4)]
         row = {
             "inject": inject,
             "loss window": window,

@@ -110,7 +110,12 @@ def animate_trace(trace: CarryTrace, interval_ms: int = 900) -> FuncAnimation:
 def trace_player(trace: CarryTrace, alt: str = "") -> HTML:
     """A play/step/scrub player of every round; works in the static HTML (no kernel)."""
     alt = alt or f"The rounds of {trace.a} + {trace.b}, one frame per round"
-    player = animate_trace(trace).to_jshtml(default_mode="once")
+    return _player(animate_trace(trace), alt)
+
+
+def _player(anim: FuncAnimation, alt: str) -> HTML:
+    """The animation as a play/step/scrub player (no kernel needed), with alt text."""
+    player = anim.to_jshtml(default_mode="once")
     return HTML(player.replace("<img id=", f'<img alt="{html.escape(alt)}" id=', 1))
 
 
@@ -380,9 +385,7 @@ def halting_player(h, step: int, values, eps: float = 0.01, alt: str = "") -> HT
     fig.tight_layout()
     anim = FuncAnimation(fig, frame, frames=len(values), interval=700)
     plt.close(fig)
-    alt = alt or f"ACT halting as h_{step} varies"
-    player = anim.to_jshtml(default_mode="once")
-    return HTML(player.replace("<img id=", f'<img alt="{html.escape(alt)}" id=', 1))
+    return _player(anim, alt or f"ACT halting as h_{step} varies")
 
 
 # --------------------------------------------------------------------------- Chapter 4

@@ -30,6 +30,12 @@ class AdditionBatch:
     def n_positions(self) -> int:
         return self.bits.shape[1]
 
+    def part(self, start: int, stop: int) -> AdditionBatch:
+        """Examples ``start..stop - 1``."""
+        return AdditionBatch(
+            *(t[start:stop] for t in (self.bits, self.target, self.distance))
+        )
+
     def to(self, device: torch.device | str) -> AdditionBatch:
         return AdditionBatch(
             *(t.to(device) for t in (self.bits, self.target, self.distance))

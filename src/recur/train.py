@@ -109,10 +109,7 @@ def evaluate(
     model.eval()
     right = []
     for i in range(0, batch.bits.shape[0], chunk):
-        part = AdditionBatch(
-            *(t[i : i + chunk] for t in (batch.bits, batch.target, batch.distance))
-        )
-        part = part.to(device)
+        part = batch.part(i, i + chunk).to(device)
         logits = model(part.bits, n_rounds).logits  # (R, b, n)
         right.append(((logits > 0).float() == part.target).cpu())  # (R, b, n)
     model.train(was_training)
@@ -150,9 +147,7 @@ def _draw_rounds(cfg: TrainConfig, gen: torch.Generator) -> int:
 
 def _heldout_exact(model: nn.Module, heldout: AdditionBatch, n_rounds: int) -> float:
     """Exact match on the first 1,000 held-out pairs; on all once that is perfect."""
-    small = AdditionBatch(
-        *(t[:1000] for t in (heldout.bits, heldout.target, heldout.distance))
-    )
+    small = heldout.part(0, 1000)
     exact = float(evaluate(model, small, n_rounds).exact[-1])
     if exact == 1.0 and heldout.bits.shape[0] > 1000:
         exact = float(evaluate(model, heldout, n_rounds).exact[-1])

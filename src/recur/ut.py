@@ -18,6 +18,8 @@ positions per round.
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch import nn
 
@@ -35,6 +37,12 @@ def sinusoid(positions: torch.Tensor, d_model: int) -> torch.Tensor:
     return table  # (L, d)
 
 
+@functools.lru_cache(maxsize=64)
+def _position_table(n: int, d_model: int) -> torch.Tensor:
+    return sinusoid(torch.arange(n), d_model)  # (n, d), the same in every round
+
+
+@functools.lru_cache(maxsize=64)
 def local_mask(n: int, window: int | None) -> torch.Tensor | None:
     """Boolean attention mask, True where attention is *not* allowed: position i may see
     positions i - window .. i. ``None`` (full attention) when ``window`` is None."""
@@ -102,7 +110,7 @@ class UniversalTransformer(nn.Module):
 
     def signal(self, n: int, t: int, device) -> torch.Tensor:
         """P^t for positions 0..n-1 (Eqs. 6-7), timestep part sinusoidal or learned."""
-        position = sinusoid(torch.arange(n), self.d_model)  # (n, d)
+        position = _position_table(n, self.d_model)  # (n, d)
         if self.timestep is None:
             step = sinusoid(torch.tensor([t]), self.d_model)  # (1, d)
             return (position + step).to(device)
