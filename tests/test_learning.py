@@ -24,7 +24,7 @@ from recur.experiments import (
 )
 from recur.shared import LocalCell, n_parameters
 from recur.tasks import batch_from_strings, chain_batch, random_batch
-from recur.train import TrainConfig, evaluate, train
+from recur.train import TrainConfig, aux_scale, evaluate, train
 
 
 def _as_int(bits_lsb_first) -> int:
@@ -189,6 +189,33 @@ def test_training_is_deterministic_for_a_seed():
         torch.manual_seed(0)
         runs.append(train(LocalCell(), cfg).history[["step", "loss", "exact"]])
     assert runs[0].equals(runs[1])
+
+
+@given(st.integers(1, 3000), st.integers(0, 1000))
+def test_aux_warmup_ramps_from_zero_to_one(step, warmup):
+    scale = aux_scale(step, warmup)
+    assert 0 <= scale <= 1
+    assert scale <= aux_scale(step + 1, warmup)
+    if step > warmup:
+        assert scale == 1
+    if warmup and step == 1:
+        assert scale == 0
+
+
+def test_training_passes_the_warmup_weight(monkeypatch):
+    import recur.train as train_module
+
+    weights = []
+    real_step = train_module._step
+
+    def recording_step(*args):
+        weights.append(args[5])
+        return real_step(*args)
+
+    monkeypatch.setattr(train_module, "_step", recording_step)
+    cfg = TrainConfig(max_bits=4, n_steps=5, eval_size=50, aux_warmup=4, progress=False)
+    train(LocalCell(), cfg)
+    assert weights == [0, 0.25, 0.5, 0.75, 1]
 
 
 def test_ctrl_c_keeps_model_and_history(monkeypatch):

@@ -10,6 +10,7 @@ import torch
 from recur.tasks import random_batch
 from recur.train import TrainConfig, train
 from recur.ut import UniversalTransformer, count_parameters, local_mask, sinusoid
+from recur.ut_experiments import act_runs, tau_sweep
 
 
 def test_local_mask_lets_each_position_see_itself_and_the_window_below():
@@ -78,6 +79,53 @@ def test_parameter_count_of_one_base_layer():
 def test_bad_sizes_raise():
     with pytest.raises(ValueError, match="divisible"):
         UniversalTransformer(d_model=30, n_heads=4)
+    with pytest.raises(ValueError, match="position must be"):
+        UniversalTransformer(d_model=16, n_heads=2, position="learned")
+    with pytest.raises(ValueError, match="position_offsets"):
+        UniversalTransformer(d_model=16, n_heads=2, position_offsets=-1)
+
+
+def test_without_a_position_signal_every_position_gets_the_same_signal():
+    model = UniversalTransformer(d_model=8, n_heads=2, position="none")
+    signal = model.signal(5, 3, "cpu")  # (n, d)
+    assert torch.equal(signal, sinusoid(torch.tensor([3]), 8).expand(5, 8))
+
+
+def test_position_offsets_shift_the_signal_only_while_training():
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=8, n_heads=2, position_offsets=16)
+    bits = random_batch(2, 3).bits
+    offsets = set()
+    for _ in range(40):
+        model(bits, 2)
+        assert 0 <= model.offset <= 16
+        offsets.add(model.offset)
+        expected = sinusoid(torch.arange(model.offset, model.offset + 4), 8)
+        step = sinusoid(torch.tensor([1]), 8)
+        assert torch.allclose(model.signal(4, 1, "cpu"), expected + step)
+    assert len(offsets) > 5
+    model.eval()
+    model(bits, 2)
+    assert model.offset == 0
+
+
+def test_act_studies_have_a_row_per_variant_seed_and_width():
+    fast = {"n_steps": 4, "eval_every": 2, "eval_size": 50}
+    runs = act_runs(
+        {"sinusoid": {}, "none": {"model_options": {"position": "none"}}},
+        seeds=[0, 1],
+        widths=(4, 6),
+        n_sums=20,
+        **fast,
+    )
+    assert len(runs) == 8
+    assert set(runs["variant"]) == {"sinusoid", "none"}
+    assert runs["exact"].between(0, 1).all()
+    assert runs["mean steps"].between(1, 12).all()
+    assert (runs["train steps"] == 4).all()
+    assert runs["steps beyond the carry"].notna().all()
+    sweep = tau_sweep([0.01, 0.1], seeds=[0], n_sums=20, **fast)
+    assert sweep["tau"].tolist() == [0.01, 0.1]
 
 
 def test_short_training_reduces_the_loss():

@@ -446,7 +446,8 @@ def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
             label=f"{name}: fit {slope:.2f}·d + {intercept:.2f}",
         )
     top = max(t.index.max() for t, _, _ in tables.values())
-    ax.plot([0, top], [1, top + 1], "k:", lw=1, label="distance + 1")
+    fewest = [1, *range(1, top + 1)]  # max(1, d): a local window of one, d = 0..top
+    ax.plot(range(top + 1), fewest, "k:", lw=1, label="fewest possible (local)")
     ax.set_xlabel("carry distance d into the position")
     ax.set_ylabel("ACT steps at that position")
     ax.legend(frameon=False, fontsize=8)
@@ -466,4 +467,24 @@ def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:
         ax.set_xlabel("time penalty τ")
         ax.grid(alpha=0.3)
         ax.legend(frameon=False, fontsize=8)
+    return _done(fig)
+
+
+def plot_length_study(table: pd.DataFrame) -> plt.Figure:
+    """Exact match against input width, one line per variant (mean over seeds) with
+    each seed as a faint dot; the training width marked."""
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    palette = ("#1f4e79", "#c0392b", "#f39c12", "#5b9bd5")
+    variants = table.groupby("variant", sort=False)
+    for (name, runs), color in zip(variants, palette, strict=False):
+        mean = runs.groupby("bits")["exact"].mean()
+        ax.plot(mean.index, mean.values, "o-", color=color, label=name)
+        ax.plot(runs["bits"], runs["exact"], ".", color=color, alpha=0.35)
+    ax.axvline(8, color="k", ls=":", lw=1)
+    ax.text(8.2, 0.03, "trained up to 8 bits", fontsize=8)
+    ax.set_xlabel("bits per operand")
+    ax.set_ylabel("exact match (mean over seeds)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=8)
     return _done(fig)

@@ -34,6 +34,7 @@ class TrainConfig:
     n_rounds: int | None = None  # default max_bits + 1: enough for any carry chain
     max_rounds: int | None = None  # if set, each step runs n_rounds..max_rounds rounds
     loss_window: int = 1  # the loss reads the last loss_window rounds of each run
+    aux_warmup: int = 0  # the model's extra loss (ACT's ponder cost) ramps up over this
     eval_every: int = 50
     eval_size: int = 10_000  # held-out pairs of max_bits bits, never trained on
     stop_at_exact: float | None = 1.0  # stop once held-out exact match reaches this
@@ -154,12 +155,19 @@ def _heldout_exact(model: nn.Module, heldout: AdditionBatch, n_rounds: int) -> f
     return exact
 
 
+def aux_scale(step: int, warmup: int) -> float:
+    """Weight of the model's extra loss at ``step`` (1-based): linear from 0 to 1 over
+    ``warmup`` steps, then 1."""
+    return 1.0 if warmup <= 0 else min(1.0, (step - 1) / warmup)
+
+
 def _step(
-    model, opt, batch: AdditionBatch, keep, n_rounds: int, cfg: TrainConfig
+    model, opt, batch: AdditionBatch, keep, n_rounds: int, aux_weight: float, cfg
 ) -> float:
     """One optimiser step on one batch; returns the loss."""
     out = model(batch.bits, n_rounds)  # logits (R, B, n)
-    loss = window_loss(out.logits, batch.target, cfg.loss_window, keep) + out.aux_loss
+    task = window_loss(out.logits, batch.target, cfg.loss_window, keep)
+    loss = task + aux_weight * out.aux_loss
     opt.zero_grad(set_to_none=True)
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)
@@ -193,8 +201,15 @@ def train(model: nn.Module, cfg: TrainConfig | None = None) -> TrainResult:
             )
             keep = ~torch.isin(_pair_ids(batch.bits), heldout_ids)  # (B,) not held out
             n_rounds = _draw_rounds(cfg, gen)
+            aux_weight = aux_scale(step, cfg.aux_warmup)
             loss = _step(
-                model, opt, batch.to(device), keep.float().to(device), n_rounds, cfg
+                model,
+                opt,
+                batch.to(device),
+                keep.float().to(device),
+                n_rounds,
+                aux_weight,
+                cfg,
             )
             if step % cfg.eval_every and step != cfg.n_steps:
                 continue

@@ -11,9 +11,13 @@ with the transition a position-wise ReLU feed-forward layer, and the coordinate 
     P^t_{i,2j+1} = cos(i / 10000^{2j/d}) + cos(t / 10000^{2j/d})          (Eqs. 6-7)
 
 added before every round (tensor2tensor learns the timestep part by default; both are
-here). Attention is full, or local: each position sees itself and the ``window``
-positions below it, like the carry rule, so a carry can then move at most ``window``
-positions per round.
+here). For Chapter 6's length study the position part can also be left out
+(``position="none"``) or shifted by a random offset at each training step
+(``position_offsets``; randomised positions as in Ruoss et al., arXiv 2305.16843).
+
+Attention is full, or local: each position sees itself and the ``window`` positions
+below it, like the carry rule, so a carry can then move at most ``window`` positions per
+round.
 """
 
 from __future__ import annotations
@@ -93,12 +97,20 @@ class UniversalTransformer(nn.Module):
         act: bool = False,
         act_eps: float = 0.01,
         ponder_weight: float = 0.01,
+        position: str = "sinusoid",
+        position_offsets: int = 0,
     ):
         super().__init__()
         if d_model % 2 or d_model % n_heads:
             raise ValueError(
                 f"d_model ({d_model}) must be even and divisible by n_heads"
             )
+        if position not in ("sinusoid", "none"):
+            raise ValueError(f"position must be 'sinusoid' or 'none', got {position!r}")
+        if position_offsets < 0:
+            raise ValueError(f"position_offsets must be >= 0, got {position_offsets}")
+        self.position, self.position_offsets = position, position_offsets
+        self.offset = 0  # the shift of the position signal in the current forward pass
         self.window, self.max_rounds = window, max_rounds
         self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
         self.d_model = d_model
@@ -109,8 +121,12 @@ class UniversalTransformer(nn.Module):
         self.readout = nn.Linear(d_model, 1)
 
     def signal(self, n: int, t: int, device) -> torch.Tensor:
-        """P^t for positions 0..n-1 (Eqs. 6-7), timestep part sinusoidal or learned."""
-        position = _position_table(n, self.d_model)  # (n, d)
+        """P^t for positions 0..n-1 (Eqs. 6-7; shifted by ``self.offset`` while
+        training with offsets), timestep part sinusoidal or learned."""
+        if self.position == "none":
+            position = torch.zeros(n, self.d_model)  # (n, d)
+        else:
+            position = _position_table(n + self.offset, self.d_model)[self.offset :]
         if self.timestep is None:
             step = sinusoid(torch.tensor([t]), self.d_model)  # (1, d)
             return (position + step).to(device)
@@ -131,6 +147,9 @@ class UniversalTransformer(nn.Module):
         if n_rounds > self.max_rounds and self.timestep is not None:
             raise ValueError(f"the learned timestep table has {self.max_rounds} rounds")
         state = self.embed(bits)  # (B, n, d): H^0
+        self.offset = 0
+        if self.training and self.position_offsets:
+            self.offset = int(torch.randint(self.position_offsets + 1, (1,)))
         if self.act:
             result = act_loop(self.step, state, self.halting, n_rounds, self.act_eps)
             self.last_act = result  # per-position ponder, for the book's figures

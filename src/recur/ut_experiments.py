@@ -19,11 +19,15 @@ def train_ut(
     seed: int = 0,
     n_rounds: int = 9,
     ponder_weight: float = 0.01,
+    model_options: dict | None = None,
     **overrides,
 ) -> tuple[UniversalTransformer, TrainResult]:
     """A small UT on sums of at most 8 bits. Fixed rounds: the loss reads every round.
     ACT: ``n_rounds`` is the step cap and the loss reads the mixed output plus
-    ``ponder_weight`` times the mean ponder cost (tau in Graves's notation)."""
+    ``ponder_weight`` times the mean ponder cost (tau in Graves's notation), with that
+    weight ramped up from 0 over the first 500 steps (``aux_warmup``).
+    ``model_options`` go to :class:`UniversalTransformer`, ``overrides`` to
+    :class:`TrainConfig`."""
     torch.manual_seed(seed)
     model = UniversalTransformer(
         window=window,
@@ -31,6 +35,7 @@ def train_ut(
         max_rounds=max(n_rounds, 24),
         ponder_weight=ponder_weight,
         **UT_SIZE,
+        **(model_options or {}),
     )
     settings = {
         "lr": 1e-3,
@@ -40,6 +45,7 @@ def train_ut(
         "n_rounds": n_rounds,
         "loss_window": 1 if act else n_rounds,
         "stop_at_exact": 0.99 if act else 1.0,
+        "aux_warmup": 500 if act else 0,
         "seed": seed,
     } | overrides
     return model, train(model, TrainConfig(**settings))
@@ -112,27 +118,49 @@ def tau_sweep(
 ) -> pd.DataFrame:
     """The time penalty tau (``ponder_weight``): for each value and seed, train the
     local ACT UT and measure held-out exact match and the mean number of steps."""
+    variants = {tau: {"ponder_weight": tau} for tau in taus}
+    runs = act_runs(variants, seeds, n_sums=n_sums, **overrides)
+    return runs.rename(columns={"variant": "tau"}).drop(columns="bits")
+
+
+def act_runs(
+    variants: dict,
+    seeds: list[int],
+    widths: tuple[int, ...] = (8,),
+    n_sums: int = 1000,
+    max_steps: int = 12,
+    **overrides,
+) -> pd.DataFrame:
+    """Train the local ACT UT (cap 12) once per variant and seed, then measure it.
+
+    ``variants`` maps a name (or value) to keyword arguments of :func:`train_ut`. One
+    row per run and test width: steps trained, seconds to 99% held-out exact match (NaN
+    if never), exact match and mean ACT steps on ``n_sums`` random sums at a
+    ``max_steps`` cap, and the mean steps beyond the carry distance d at positions with
+    d >= 1 (with a local window of one, d steps are the fewest that can be right).
+    """
     rows = []
-    batch = random_batch(n_sums, 8, seed=2024)
-    for tau in taus:
+    for name, options in variants.items():
         for seed in seeds:
-            model, run = train_ut(
-                window=1,
-                act=True,
-                n_rounds=12,
-                seed=seed,
-                ponder_weight=tau,
-                progress=False,
-                **overrides,
-            )
-            steps, right = ponder_by_position(model, batch, max_steps=12)
-            rows.append(
-                {
-                    "tau": tau,
-                    "seed": seed,
-                    "exact": float(right.mean()),
-                    "mean steps": float(steps.mean()),
-                    "train seconds": round(run.seconds, 1),
-                }
-            )
+            settings = {"progress": False} | overrides | options
+            model, run = train_ut(1, act=True, n_rounds=12, seed=seed, **settings)
+            for n_bits in widths:
+                batch = random_batch(n_sums, n_bits, seed=2024 + n_bits)
+                steps, right = ponder_by_position(model, batch, max_steps)
+                distance = batch.distance.numpy()  # (B, n)
+                carried = distance >= 1  # the minimum there is `distance` steps
+                rows.append(
+                    {
+                        "variant": name,
+                        "seed": seed,
+                        "bits": n_bits,
+                        "exact": float(right.mean()),
+                        "mean steps": float(steps.mean()),
+                        "steps beyond the carry": float(
+                            (steps - distance)[carried].mean()
+                        ),
+                        "train steps": int(run.history["step"].iloc[-1]),
+                        "seconds to 99%": run.seconds_to_target or float("nan"),
+                    }
+                )
     return pd.DataFrame(rows)
