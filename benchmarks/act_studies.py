@@ -6,8 +6,9 @@ chapter reads (``book/data/act_*.csv``).
   penalty acts for 1,000 steps after the warm-up (about 7 minutes on 2 cores);
 - ``warmup``: the ponder cost at full weight from the start vs. ramped up over the
   first 500 steps, 5 seeds (about 4 minutes);
-- ``positions``: the sinusoidal position signal, none, or randomly shifted while
-  training, 3 seeds, tested on 8 to 24 bits (about 6 minutes).
+- ``positions``: the sinusoidal position signal, none, randomly shifted while
+  training, or a learned relative attention bias instead, 3 seeds, tested on 8 to 24
+  bits (about 9 minutes).
 
 Run: .venv/bin/python benchmarks/act_studies.py [tau] [warmup] [positions]
 """
@@ -39,6 +40,7 @@ STUDIES = {
             "sinusoid (positions 0-8)": {},
             "no position signal": {"model_options": {"position": "none"}},
             "sinusoid, random shift 0-16": {"model_options": {"position_offsets": 16}},
+            "relative attention bias": {"model_options": {"position": "relative"}},
         },
         seeds=[0, 1, 2],
         widths=(8, 12, 16, 24),

@@ -9,7 +9,13 @@ import torch
 
 from recur.tasks import random_batch
 from recur.train import TrainConfig, train
-from recur.ut import UniversalTransformer, count_parameters, local_mask, sinusoid
+from recur.ut import (
+    MAX_OFFSET,
+    UniversalTransformer,
+    count_parameters,
+    local_mask,
+    sinusoid,
+)
 from recur.ut_experiments import act_runs, tau_sweep
 
 
@@ -25,10 +31,16 @@ def test_local_mask_lets_each_position_see_itself_and_the_window_below():
         local_mask(5, -1)
 
 
-def test_local_attention_is_local():
+@pytest.mark.parametrize("position", ["sinusoid", "relative"])
+def test_local_attention_is_local(position):
     """With window 1 and r rounds, bit j can only influence positions j .. j + r."""
     torch.manual_seed(0)
-    model = UniversalTransformer(d_model=16, n_heads=2, d_ff=32, window=1).eval()
+    model = UniversalTransformer(
+        d_model=16, n_heads=2, d_ff=32, window=1, position=position
+    ).eval()
+    if model.relative is not None:
+        with torch.no_grad():
+            model.relative.normal_()
     bits = random_batch(1, 12, seed=1).bits
     flipped = bits.clone()
     flipped[0, 4, 1] = 1 - flipped[0, 4, 1]
@@ -89,6 +101,21 @@ def test_without_a_position_signal_every_position_gets_the_same_signal():
     model = UniversalTransformer(d_model=8, n_heads=2, position="none")
     signal = model.signal(5, 3, "cpu")  # (n, d)
     assert torch.equal(signal, sinusoid(torch.tensor([3]), 8).expand(5, 8))
+
+
+def test_relative_bias_blocks_the_window_and_depends_on_the_offset_only():
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=8, n_heads=2, window=1, position="relative")
+    with torch.no_grad():
+        model.relative.normal_()
+    bias = model.attention_bias(5, 3, "cpu")  # (B * H, n, n)
+    assert bias.shape == (6, 5, 5)
+    assert torch.isinf(bias[:, local_mask(5, 1)]).all()
+    assert torch.equal(bias[0], bias[2]) and not torch.equal(bias[0], bias[1])
+    for head in range(2):
+        below = model.relative[head, MAX_OFFSET + 1]
+        assert bias[head, 3, 2] == bias[head, 4, 3] == below
+        assert bias[head, 4, 4] == model.relative[head, MAX_OFFSET]
 
 
 def test_position_offsets_shift_the_signal_only_while_training():

@@ -12,8 +12,11 @@ with the transition a position-wise ReLU feed-forward layer, and the coordinate 
 
 added before every round (tensor2tensor learns the timestep part by default; both are
 here). For Chapter 6's length study the position part can also be left out
-(``position="none"``) or shifted by a random offset at each training step
-(``position_offsets``; randomised positions as in Ruoss et al., arXiv 2305.16843).
+(``position="none"``), shifted by a random offset at each training step
+(``position_offsets``; randomised positions as in Ruoss et al., arXiv 2305.16843), or
+replaced by a learned bias of each head's attention scores for each relative offset
+i - j (``position="relative"``, in the manner of T5's relative attention bias, Raffel et
+al., arXiv 1910.10683), which says which key is "below" at any length.
 
 Attention is full, or local: each position sees itself and the ``window`` positions
 below it, like the carry rule, so a carry can then move at most ``window`` positions per
@@ -39,6 +42,9 @@ def sinusoid(positions: torch.Tensor, d_model: int) -> torch.Tensor:
     table[:, 0::2] = torch.sin(angle)  # Eq. 6
     table[:, 1::2] = torch.cos(angle)  # Eq. 7
     return table  # (L, d)
+
+
+MAX_OFFSET = 16  # relative offsets beyond +-16 share one learned bias
 
 
 @functools.lru_cache(maxsize=64)
@@ -105,8 +111,10 @@ class UniversalTransformer(nn.Module):
             raise ValueError(
                 f"d_model ({d_model}) must be even and divisible by n_heads"
             )
-        if position not in ("sinusoid", "none"):
-            raise ValueError(f"position must be 'sinusoid' or 'none', got {position!r}")
+        if position not in ("sinusoid", "none", "relative"):
+            raise ValueError(
+                f"position must be 'sinusoid', 'none' or 'relative', got {position!r}"
+            )
         if position_offsets < 0:
             raise ValueError(f"position_offsets must be >= 0, got {position_offsets}")
         self.position, self.position_offsets = position, position_offsets
@@ -118,12 +126,17 @@ class UniversalTransformer(nn.Module):
         self.block = UTBlock(d_model, n_heads, d_ff)
         self.timestep = nn.Embedding(max_rounds, d_model) if learned_timestep else None
         self.halting = HaltingUnit(d_model) if act else None
+        self.relative = (
+            nn.Parameter(torch.zeros(n_heads, 2 * MAX_OFFSET + 1))
+            if position == "relative"
+            else None
+        )  # (H, offsets): a learned score bias per head and relative offset
         self.readout = nn.Linear(d_model, 1)
 
     def signal(self, n: int, t: int, device) -> torch.Tensor:
         """P^t for positions 0..n-1 (Eqs. 6-7; shifted by ``self.offset`` while
         training with offsets), timestep part sinusoidal or learned."""
-        if self.position == "none":
+        if self.position != "sinusoid":
             position = torch.zeros(n, self.d_model)  # (n, d)
         else:
             position = _position_table(n + self.offset, self.d_model)[self.offset :]
@@ -135,9 +148,24 @@ class UniversalTransformer(nn.Module):
     def step(self, state: torch.Tensor, t: int) -> torch.Tensor:
         """One round: H^t from H^{t-1}."""
         n = state.shape[1]
-        mask = local_mask(n, self.window)
-        mask = None if mask is None else mask.to(state.device)
+        if self.relative is not None:
+            mask = self.attention_bias(n, state.shape[0], state.device)
+        else:
+            mask = local_mask(n, self.window)
+            mask = None if mask is None else mask.to(state.device)
         return self.block(state + self.signal(n, t, state.device), mask)  # (B, n, d)
+
+    def attention_bias(self, n: int, batch_size: int, device) -> torch.Tensor:
+        """Float attention mask for ``position="relative"``: each head's learned bias
+        for the offset i - j (clipped to +-MAX_OFFSET); -inf where the window forbids.
+        """
+        i = torch.arange(n, device=device)
+        offset = (i[:, None] - i[None, :]).clamp(-MAX_OFFSET, MAX_OFFSET)  # (n, n)
+        bias = self.relative[:, offset + MAX_OFFSET]  # (H, n, n)
+        blocked = local_mask(n, self.window)
+        if blocked is not None:
+            bias = bias.masked_fill(blocked.to(device), float("-inf"))
+        return bias.repeat(batch_size, 1, 1)  # (B * H, n, n), batch-major as MHA wants
 
     def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
         """Fixed rounds: a readout after each. ACT: up to ``n_rounds`` rounds per
