@@ -161,6 +161,16 @@ def aux_scale(step: int, warmup: int) -> float:
     return 1.0 if warmup <= 0 else min(1.0, (step - 1) / warmup)
 
 
+def _heldout_pairs(cfg: TrainConfig) -> tuple[AdditionBatch, torch.Tensor]:
+    """The held-out pairs and the ids of those to keep out of training: all of them
+    when they are a small part of all pairs (8 bits: 10,000 of 65,536), none for tiny
+    widths, where every pair would be held out."""
+    heldout = random_batch(cfg.eval_size, cfg.max_bits, seed=cfg.seed + 1_000_003)
+    if 4 * cfg.eval_size <= 2 ** (2 * cfg.max_bits):
+        return heldout, _pair_ids(heldout.bits)  # (eval_size,)
+    return heldout, torch.empty(0, dtype=torch.long)
+
+
 def _step(
     model, opt, batch: AdditionBatch, keep, n_rounds: int, aux_weight: float, cfg
 ) -> float:
@@ -185,12 +195,7 @@ def train(model: nn.Module, cfg: TrainConfig | None = None) -> TrainResult:
     gen = seed_everything(cfg.seed)
     device = pick_device(cfg.device)
     model.to(device).train()
-    heldout = random_batch(cfg.eval_size, cfg.max_bits, seed=cfg.seed + 1_000_003)
-    # held-out pairs are kept out of training when they are a small part of all pairs
-    # (8 bits: 10,000 of 65,536); for tiny widths every pair would be held out
-    exclude = 4 * cfg.eval_size <= 2 ** (2 * cfg.max_bits)
-    no_ids = torch.empty(0, dtype=torch.long)
-    heldout_ids = _pair_ids(heldout.bits) if exclude else no_ids  # (eval_size,) or (0,)
+    heldout, heldout_ids = _heldout_pairs(cfg)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     rows, start, reached, interrupted = [], time.perf_counter(), None, False
     bar = tqdm(range(1, cfg.n_steps + 1), disable=not cfg.progress, desc="training")
@@ -200,17 +205,10 @@ def train(model: nn.Module, cfg: TrainConfig | None = None) -> TrainResult:
                 cfg.batch_size, cfg.max_bits, gen, min_bits=cfg.min_bits
             )
             keep = ~torch.isin(_pair_ids(batch.bits), heldout_ids)  # (B,) not held out
+            keep = keep.float().to(device)
             n_rounds = _draw_rounds(cfg, gen)
-            aux_weight = aux_scale(step, cfg.aux_warmup)
-            loss = _step(
-                model,
-                opt,
-                batch.to(device),
-                keep.float().to(device),
-                n_rounds,
-                aux_weight,
-                cfg,
-            )
+            weight = aux_scale(step, cfg.aux_warmup)
+            loss = _step(model, opt, batch.to(device), keep, n_rounds, weight, cfg)
             if step % cfg.eval_every and step != cfg.n_steps:
                 continue
             exact = _heldout_exact(model, heldout, cfg.eval_rounds())
