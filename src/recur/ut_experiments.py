@@ -85,18 +85,24 @@ def act_length_table(
     max_steps: int,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Exact match and mean ponder on wider sums than trained, at a step cap."""
+    """Exact match and ponder on ``n_sums`` random sums of each width (seeded by
+    ``seed + width``) at a step cap: mean and max ACT steps, the mean steps beyond the
+    carry distance d at positions with d >= 1 (with a local window of one, d steps are
+    the fewest that can be right), and the longest carry chain in the sample."""
     rows = []
     for n_bits in widths:
         batch = random_batch(n_sums, n_bits, seed=seed + n_bits)
         steps, right = ponder_by_position(model, batch, max_steps)
+        distance = batch.distance.numpy()  # (B, n)
+        beyond = (steps - distance)[distance >= 1]  # at positions with a carry
         rows.append(
             {
                 "bits": n_bits,
                 "exact": float(right.mean()),
                 "mean steps": float(steps.mean()),
+                "steps beyond the carry": float(beyond.mean()),
                 "max steps": int(steps.max()),
-                "longest chain": int(batch.distance.max()),
+                "longest chain": int(distance.max()),
             }
         )
     return pd.DataFrame(rows).set_index("bits")
@@ -134,31 +140,21 @@ def act_runs(
     """Train the local ACT UT (cap 12) once per variant and seed, then measure it.
 
     ``variants`` maps a name (or value) to keyword arguments of :func:`train_ut`. One
-    row per run and test width: steps trained, seconds to 99% held-out exact match (NaN
-    if never), exact match and mean ACT steps on ``n_sums`` random sums at a
-    ``max_steps`` cap, and the mean steps beyond the carry distance d at positions with
-    d >= 1 (with a local window of one, d steps are the fewest that can be right).
+    row per run and test width: exact match, mean steps and steps beyond the carry
+    from :func:`act_length_table` (sums seeded 2024 + width), steps trained, and
+    seconds to 99% held-out exact match (NaN if never).
     """
     rows = []
     for name, options in variants.items():
         for seed in seeds:
             settings = {"progress": False} | overrides | options
             model, run = train_ut(1, act=True, n_rounds=12, seed=seed, **settings)
-            for n_bits in widths:
-                batch = random_batch(n_sums, n_bits, seed=2024 + n_bits)
-                steps, right = ponder_by_position(model, batch, max_steps)
-                distance = batch.distance.numpy()  # (B, n)
-                carried = distance >= 1  # the minimum there is `distance` steps
+            table = act_length_table(model, widths, n_sums, max_steps, seed=2024)
+            for n_bits, row in table.iterrows():
                 rows.append(
-                    {
-                        "variant": name,
-                        "seed": seed,
-                        "bits": n_bits,
-                        "exact": float(right.mean()),
-                        "mean steps": float(steps.mean()),
-                        "steps beyond the carry": float(
-                            (steps - distance)[carried].mean()
-                        ),
+                    {"variant": name, "seed": seed, "bits": n_bits}
+                    | row[["exact", "mean steps", "steps beyond the carry"]].to_dict()
+                    | {
                         "train steps": int(run.history["step"].iloc[-1]),
                         "seconds to 99%": run.seconds_to_target or float("nan"),
                     }
