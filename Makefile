@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: book test lint unit nbval browser bench clean
+.PHONY: book test lint unit nbval browser bench studies clean
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,10 +27,13 @@ test: book lint                    ## unit + property + notebook (nbval) + brows
 	    --nbval-lax --nbval-sanitize-with tests/sanitize.cfg
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks book
 
 bench: $(STAMP)                    ## print the performance table (one JSON object per line)
 	$(PY) benchmarks/run.py
+
+studies: $(STAMP)                  ## rerun Chapter 6's slow studies: book/data/act_*.csv
+	$(PY) benchmarks/act_studies.py
 
 clean:
 	rm -rf _build

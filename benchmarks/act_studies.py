@@ -10,7 +10,9 @@ chapter reads (``book/data/act_*.csv``).
   training, or a learned relative attention bias instead, 3 seeds, tested on 8 to 24
   bits (about 9 minutes).
 
-Run: .venv/bin/python benchmarks/act_studies.py [tau] [warmup] [positions]
+Run: ``make studies`` (all three, about 20 minutes on 2 cores), or
+``.venv/bin/python benchmarks/act_studies.py [tau] [warmup] [positions]``. Torch runs
+with the library's thread choice (:func:`recur.device.auto_threads`).
 """
 
 from __future__ import annotations
@@ -19,40 +21,58 @@ import json
 import sys
 from pathlib import Path
 
-import torch
+import pandas as pd
 
 from recur.ut_experiments import act_runs, tau_sweep
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
+# name -> (function, keyword arguments); tests/test_studies.py runs each one tiny and
+# checks that the committed CSV has the columns the function writes.
 STUDIES = {
-    "tau": lambda: tau_sweep(
-        taus=[0.001, 0.01, 0.1], seeds=[0, 1, 2], stop_at_exact=None, device="cpu"
+    "tau": (
+        tau_sweep,
+        {"taus": [0.001, 0.01, 0.1], "seeds": [0, 1, 2], "stop_at_exact": None},
     ),
-    "warmup": lambda: act_runs(
-        {"full weight from step 1": {"aux_warmup": 0}, "ramped over 500 steps": {}},
-        seeds=[0, 1, 2, 3, 4],
-        n_sums=2000,
-        device="cpu",
-    ),
-    "positions": lambda: act_runs(
+    "warmup": (
+        act_runs,
         {
-            "sinusoid (positions 0-8)": {},
-            "no position signal": {"model_options": {"position": "none"}},
-            "sinusoid, random shift 0-16": {"model_options": {"position_offsets": 16}},
-            "relative attention bias": {"model_options": {"position": "relative"}},
+            "variants": {
+                "full weight from step 1": {"aux_warmup": 0},
+                "ramped over 500 steps": {},
+            },
+            "seeds": [0, 1, 2, 3, 4],
+            "n_sums": 2000,
         },
-        seeds=[0, 1, 2],
-        widths=(8, 12, 16, 24),
-        max_steps=24,
-        device="cpu",
+    ),
+    "positions": (
+        act_runs,
+        {
+            "variants": {
+                "sinusoid (positions 0-8)": {},
+                "no position signal": {"model_options": {"position": "none"}},
+                "sinusoid, random shift 0-16": {
+                    "model_options": {"position_offsets": 16}
+                },
+                "relative attention bias": {"model_options": {"position": "relative"}},
+            },
+            "seeds": [0, 1, 2],
+            "widths": (8, 12, 16, 24),
+            "max_steps": 24,
+        },
     ),
 }
 
+
+def run_study(name: str, **overrides) -> pd.DataFrame:
+    """Run one study on the CPU with its settings (``overrides`` replace or add)."""
+    function, settings = STUDIES[name]
+    return function(**({"device": "cpu"} | settings | overrides))
+
+
 if __name__ == "__main__":
-    torch.set_num_threads(2)
     for name in sys.argv[1:] or list(STUDIES):
-        table = STUDIES[name]()
+        table = run_study(name)
         for row in table.to_dict("records"):
             print(json.dumps({"study": name} | row), flush=True)
         out = DATA / f"act_{name}.csv"

@@ -7,23 +7,22 @@ reads nothing from here by hand.
 from __future__ import annotations
 
 import json
-import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("OMP_NUM_THREADS", "2")  # the book's target: a 2-core laptop
+import nbformat
+import numpy as np
+import torch
+from nbclient import NotebookClient
 
-import nbformat  # noqa: E402
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from nbclient import NotebookClient  # noqa: E402
-
-from recur.carry import longest_chains, parallel_add  # noqa: E402
-from recur.experiments import length_generalization, train_variant  # noqa: E402
-from recur.ut import UTBlock, sinusoid  # noqa: E402
-from recur.ut_experiments import train_ut  # noqa: E402
+from recur.carry import longest_chains, parallel_add
+from recur.device import cpu_threads
+from recur.experiments import length_generalization, train_variant
+from recur.ut import UTBlock, sinusoid
+from recur.ut_experiments import train_ut
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 
@@ -58,8 +57,8 @@ def bench_carry() -> None:
 
 def bench_shared() -> None:
     """Chapter 2's cell: seconds to 100% on 10,000 held-out 8-bit pairs (median of three
-    seeds, CPU, 2 threads), then exact match on wider sums with width + 1 rounds."""
-    torch.set_num_threads(2)
+    seeds, CPU, the library's thread choice), then exact match on wider sums with
+    width + 1 rounds."""
     runs = [train_variant(True, 1, seed=seed, device="cpu") for seed in range(3)]
     seconds = [r.seconds_to_target for _, r in runs]
     if any(s is None for s in seconds):
@@ -81,10 +80,43 @@ def bench_shared() -> None:
         )
 
 
+def _seconds_to_exact(n_threads: int | None, busy: bool) -> float:
+    """Chapter 2's training (seed 0) to 100% held-out, optionally beside one busy
+    process (a Python loop that keeps one core fully used)."""
+    neighbour = (
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) if busy else None
+    )
+    try:
+        _, run = train_variant(True, 1, seed=0, device="cpu", n_threads=n_threads)
+    finally:
+        if neighbour is not None:
+            neighbour.kill()
+            neighbour.wait()
+    return run.seconds_to_target or float("nan")
+
+
+def bench_under_load(repeats: int = 2) -> None:
+    """``shared_under_load_ratio``: seconds to exact 8-bit beside one busy process over
+    seconds alone, with the library's thread choice, and the same for 2 threads
+    (torch's default on 2 cores). One warm-up, then the four settings interleaved."""
+    _seconds_to_exact(None, busy=False)  # warm-up
+    settings = [(None, False), (None, True), (2, False), (2, True)]
+    times = {key: [] for key in settings}
+    for _ in range(repeats):
+        for n_threads, busy in settings:
+            times[n_threads, busy].append(_seconds_to_exact(n_threads, busy))
+    for n_threads, label in ((None, ""), (2, "_2_threads")):
+        alone = statistics.median(times[n_threads, False])
+        loaded = statistics.median(times[n_threads, True])
+        emit(f"shared_seconds_alone{label}", alone, "s")
+        emit(f"shared_seconds_beside_busy{label}", loaded, "s")
+        emit(f"shared_under_load_ratio{label}", loaded / alone, "ratio")
+
+
 def bench_ut_step(d_model: int = 256, n_heads: int = 8, d_ff: int = 1024) -> None:
     """Forward + backward of one UT round against torch's TransformerEncoderLayer of the
-    same width, heads and feed-forward size (post-LN, ReLU, no dropout), same batch."""
-    torch.set_num_threads(2)
+    same width, heads and feed-forward size (post-LN, ReLU, no dropout), same batch,
+    2 threads, each timed with the other interleaved."""
     x = torch.randn(16, 64, d_model)
     block = UTBlock(d_model, n_heads, d_ff)
     signal = sinusoid(torch.arange(64), d_model)
@@ -98,13 +130,18 @@ def bench_ut_step(d_model: int = 256, n_heads: int = 8, d_ff: int = 1024) -> Non
     def torch_layer():
         ref(x).sum().backward()
 
-    ut, base = median_seconds(ut_round, 20), median_seconds(torch_layer, 20)
+    with cpu_threads(2, torch.device("cpu")):
+        ut_round(), torch_layer()  # warm-up
+        pairs = [
+            (median_seconds(ut_round, 1), median_seconds(torch_layer, 1))
+            for _ in range(20)
+        ]  # A B A B ...: interleaved against noise
+    ut, base = (statistics.median(column) for column in zip(*pairs, strict=True))
     emit("ut_step_ratio_vs_torch_encoder_layer", ut / base, "ratio")
 
 
 def bench_act_ut() -> None:
     """Chapter 6's model: seconds to 99% exact match on 10,000 held-out 8-bit pairs."""
-    torch.set_num_threads(2)
     seconds = [
         train_ut(
             window=1,
@@ -142,6 +179,7 @@ def bench_chapters(names: list[str]) -> None:
 if __name__ == "__main__":
     bench_carry()
     bench_shared()
+    bench_under_load()
     bench_ut_step()
     bench_act_ut()
     bench_chapters(sys.argv[1:])

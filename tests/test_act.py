@@ -133,12 +133,18 @@ def test_halted_positions_are_copied_unchanged():
 
 
 def test_ponder_has_gradient_only_through_remainder():
-    unit = HaltingUnit(3)
-    state = torch.randn(2, 4, 3)
-    out = act_loop(lambda s, n: torch.tanh(s + 0.1), state, unit, max_steps=5)
+    """Eq. 14 through the loop: d(N + R)/dh_n = -1 for n < N, 0 from N on (and 0 for
+    steps never run). Position 0: h = .2, .5, .9 -> N = 3; position 1: .9, .9 -> N = 2.
+    """
+    h_by_step = torch.tensor(
+        [[[0.2, 0.9]], [[0.5, 0.9]], [[0.9, 0.9]], [[0.9, 0.9]]], requires_grad=True
+    )  # (M, B, n)
+    step, unit, _ = _scripted(h_by_step)
+    out = act_loop(step, torch.zeros(1, 2, 1), unit, max_steps=4)
     out.ponder.sum().backward()
-    assert unit.linear.weight.grad is not None
-    assert torch.all(out.n_updates == out.n_updates.round())
+    assert out.ponder[0].tolist() == pytest.approx([3 + 0.3, 2 + 0.1])
+    expected = [[[-1, -1]], [[-1, 0]], [[0, 0]], [[0, 0]]]
+    assert h_by_step.grad.tolist() == expected
 
 
 def test_halting_bias_starts_at_one():

@@ -22,7 +22,7 @@ from recur.experiments import (
     rule_exact_by_round,
     train_variant,
 )
-from recur.shared import LocalCell, n_parameters
+from recur.shared import LocalCell, Unroll, n_parameters
 from recur.tasks import batch_from_strings, chain_batch, random_batch
 from recur.train import TrainConfig, aux_scale, evaluate, train
 
@@ -53,9 +53,23 @@ def test_batches_are_seeded_and_widths_drawn():
     assert not torch.equal(
         random_batch(8, 5, seed=3).bits, random_batch(8, 5, seed=4).bits
     )
-    narrow = random_batch(500, 8, seed=0, min_bits=2)
-    widths = (narrow.bits.sum(-1) > 0).float().argmin(dim=1)  # not exact, but bounded
-    assert int(widths.max()) <= 8
+
+
+def _highest_one(batch) -> torch.Tensor:
+    """(B,) the highest bit where a or b holds a 1; -1 for 0 + 0."""
+    ones = batch.bits.sum(-1) > 0  # (B, n)
+    index = torch.arange(ones.shape[1]).expand_as(ones)
+    return torch.where(ones, index, -1).max(dim=1).values
+
+
+def test_min_bits_draws_widths_and_zeroes_the_bits_above():
+    """Widths uniform in 2..8: no 1 above bit 3 when the width is 2, 3 or 4 (3/7), or
+    by chance at width w > 4 (4^-(w-4)): 3/7 + (1/4 + 1/16 + 1/64 + 1/256)/7 = 0.476.
+    With every width 8, only 4^-4 = 1/256 of sums."""
+    narrow = _highest_one(random_batch(4000, 8, seed=0, min_bits=2))
+    assert 0.45 < float((narrow <= 3).float().mean()) < 0.50
+    wide = _highest_one(random_batch(4000, 8, seed=0, min_bits=8))
+    assert float((wide <= 3).float().mean()) < 0.01
 
 
 @pytest.mark.parametrize("length", [0, 1, 2, 5, 16])
@@ -176,7 +190,7 @@ def test_training_on_4_bit_numbers_learns():
     result = train(model, cfg)
     acc = evaluate(model, random_batch(2000, 4, seed=99), 5)
     assert float(acc.exact[-1]) >= 0.99
-    assert list(result.history.columns) == ["step", "loss", "exact", "seconds"]
+    assert list(result.history.columns) == ["step", "loss", "exact", "pairs", "seconds"]
     assert result.history["loss"].iloc[-1] < result.history["loss"].iloc[0]
 
 
@@ -268,7 +282,7 @@ def test_evaluate_counts_exact_and_bits():
         def forward(self, bits, n_rounds):
             right = self.target * 2 - 1  # (B, n) logits with the right sign
             logits = torch.stack([-right] + [right] * (n_rounds - 1))
-            return type("U", (), {"logits": logits})()
+            return Unroll(logits, logits.new_zeros(()))
 
     batch = random_batch(50, 6, seed=0)
     acc = evaluate(Oracle(batch.target), batch, 3)

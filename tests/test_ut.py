@@ -69,7 +69,8 @@ def test_act_mode_returns_one_readout_and_a_ponder_cost():
     out = model(random_batch(3, 5).bits, 6)
     assert out.logits.shape == (1, 3, 6)
     assert out.aux_loss.item() > 0
-    assert torch.all((model.last_act.n_updates >= 1) & (model.last_act.n_updates <= 6))
+    steps = out.steps  # (B, n)
+    assert torch.all((steps >= 1) & (steps <= 6))
 
 
 def test_learned_timestep_table():

@@ -1,9 +1,11 @@
-"""Pick the device once; seed everything from one argument."""
+"""Pick the device once; seed everything from one argument; choose CPU threads."""
 
 from __future__ import annotations
 
 import os
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -38,3 +40,44 @@ def seed_everything(seed: int) -> torch.Generator:
     np.random.seed(seed % 2**32)  # noqa: NPY002 (seeds code that uses the legacy API)
     torch.manual_seed(seed)
     return torch.Generator().manual_seed(seed)
+
+
+# torch's own thread count when recur was imported: a different count later means the
+# user called torch.set_num_threads, and their choice is kept.
+_TORCH_DEFAULT_THREADS = torch.get_num_threads()
+BOOK_THREADS = 1  # the book's models are small: one thread, see cpu_threads
+
+
+def auto_threads() -> int | None:
+    """The CPU thread count the library uses when none is given: ``None`` (leave torch
+    as it is) if ``OMP_NUM_THREADS`` is set or the user called
+    ``torch.set_num_threads``; else :data:`BOOK_THREADS`.
+
+    Why one: the book's models are tiny (a few thousand parameters), so a second
+    thread saves little, while two threads beside another busy process on two cores
+    wait for each other at every operation. Measured on 2 cores (Chapter 2's training):
+    2 threads 8.4 s alone and 30.6 s beside one busy process; 1 thread 9.6 s and 8.3 s.
+    ``benchmarks/run.py`` reports the ratio as ``shared_under_load_ratio``."""
+    if os.environ.get("OMP_NUM_THREADS"):
+        return None
+    if torch.get_num_threads() != _TORCH_DEFAULT_THREADS:
+        return None
+    return BOOK_THREADS
+
+
+@contextmanager
+def cpu_threads(n_threads: int | None, device: torch.device) -> Iterator[None]:
+    """Run the block with ``n_threads`` torch CPU threads (``None``:
+    :func:`auto_threads`), restoring the count afterwards. Nothing changes on a GPU."""
+    if n_threads is not None and n_threads < 1:
+        raise ValueError(f"n_threads must be >= 1 or None, got {n_threads}")
+    wanted = n_threads if n_threads is not None else auto_threads()
+    if torch.device(device).type != "cpu" or wanted is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(wanted)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

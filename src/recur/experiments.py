@@ -16,7 +16,14 @@ from torch import nn
 from recur.carry import to_str
 from recur.shared import LocalCell
 from recur.tasks import AdditionBatch, batch_from_strings, chain_batch, random_batch
-from recur.train import TrainConfig, evaluate, train, window_loss
+from recur.train import (
+    TrainConfig,
+    evaluate,
+    model_device,
+    run_model,
+    train,
+    window_loss,
+)
 
 
 def rule_exact_by_round(batch: AdditionBatch, n_rounds: int) -> torch.Tensor:
@@ -41,13 +48,11 @@ def accuracy_by_round(
     )
 
 
-@torch.no_grad()
 def learned_readouts(model: nn.Module, a: str, b: str, n_rounds: int) -> list[str]:
     """The model's readout (MSB first, with the carry-out bit) after rounds 1..R."""
     batch = batch_from_strings([(a, b)])
-    device = next(model.parameters()).device
-    logits = model.eval()(batch.bits.to(device), n_rounds).logits[:, 0]  # (R, n + 1)
-    return [to_str((row > 0).cpu().numpy()) for row in logits]
+    logits = run_model(model, batch.bits, n_rounds).logits[:, 0]  # (R, n + 1)
+    return [to_str((row > 0).numpy()) for row in logits]
 
 
 def length_generalization(
@@ -184,11 +189,12 @@ def gradient_by_round(
 ) -> np.ndarray:
     """Norm of the gradient that the loss of round r alone sends to the problem
     embedding, for r = 1..R: how much a loss at that round can teach the encoding."""
+    batch = batch.to(model_device(model))
+    keep = torch.ones(batch.bits.shape[0], device=batch.bits.device)  # (B,)
     norms = []
     for r in range(1, n_rounds + 1):
         model.zero_grad(set_to_none=True)
         logits = model(batch.bits, r).logits  # (r, B, n)
-        keep = torch.ones(batch.bits.shape[0])  # (B,)
         window_loss(logits, batch.target, 1, keep).backward()
         norms.append(float(model.embed.weight.grad.norm()))
     model.zero_grad(set_to_none=True)
@@ -216,14 +222,24 @@ def first_right_table(runs: list[ChainExperiment]) -> pd.DataFrame:
     return table
 
 
+def ablation_factors(table: pd.DataFrame) -> list[int]:
+    """The multiples of ``width + 1`` rounds that every width of ``table`` reached:
+    1, 2, 4, ... up to the test-rounds factor of :func:`injection_ablation`."""
+    reached = table.groupby("bits")["round"].max()
+    top = min(int(r) // (int(n) + 1) for n, r in reached.items())
+    return [2**k for k in range(top.bit_length()) if 2**k <= top]
+
+
 def ablation_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean exact match over seeds at 1x, 2x and 4x the trained rounds (scaled to each
-    width: ``factor * (n + 1)``), per variant and width."""
+    """Mean exact match over seeds at 1x, 2x, 4x, ... the trained rounds (scaled to
+    each width: ``factor * (n + 1)``, as far as the table goes), per variant and
+    width."""
+    factors = ablation_factors(table)
     rows = []
     keys = ["inject", "loss window", "bits"]
     for (inject, window, n_bits), part in table.groupby(keys):
         by_round = part.groupby("round")["exact"].mean()
-        rounds = [f * (n_bits + 1) for f in (1, 2, 4)]
+        rounds = [f * (n_bits + 1) for f in factors]
         row = {
             "inject": inject,
             "loss window": window,
@@ -231,9 +247,9 @@ def ablation_summary(table: pd.DataFrame) -> pd.DataFrame:
             "seeds at 100% in training": int(
                 part.groupby("seed")["reached 100%"].first().sum()
             ),
-            "rounds 1x/2x/4x": "/".join(map(str, rounds)),
+            "rounds " + "/".join(f"{f}x" for f in factors): "/".join(map(str, rounds)),
         }
-        for factor, r in zip((1, 2, 4), rounds, strict=True):
+        for factor, r in zip(factors, rounds, strict=True):
             row[f"exact {factor}x"] = round(float(by_round.loc[r]), 4)
         rows.append(row)
     return pd.DataFrame(rows).set_index(keys)

@@ -18,6 +18,15 @@ COLORS = {"one": "#cfe3f6", "moved": "#f6a04d", "chain": "#c0392b", "zero": "whi
 ROWS = ("a", "b", "carry in", "readout")
 
 
+PALETTE = ("#1f4e79", "#c0392b", "#f39c12", "#5b9bd5", "#2e8b57", "#8e44ad")
+
+
+def variant_colors(n: int) -> list[str]:
+    """``n`` distinct colours: the book's palette, then matplotlib's tab20."""
+    extra = [plt.get_cmap("tab20")(k % 20) for k in range(max(0, n - len(PALETTE)))]
+    return [*PALETTE, *extra][:n]
+
+
 def _done(fig: plt.Figure) -> plt.Figure:
     """Lay out, and close so that the figure is shown once, as the cell's value."""
     fig.tight_layout()
@@ -233,7 +242,7 @@ VARIANT_STYLE = {
 
 def plot_ablation(table: pd.DataFrame) -> plt.Figure:
     """Exact match against test rounds, one panel per width; mean over seeds (thick) and
-    every seed (thin). Dotted: width + 1 rounds (training used 8 + 1 = 9)."""
+    every seed (thin). Dotted: width + 1 rounds, enough for any carry chain."""
     widths = sorted(table["bits"].unique())
     fig, axes = plt.subplots(
         1, len(widths), figsize=(5 * len(widths), 3.8), squeeze=False
@@ -374,7 +383,7 @@ def plot_halting(h, eps: float = 0.01) -> plt.Figure:
 
 def halting_player(h, step: int, values, eps: float = 0.01, alt: str = "") -> HTML:
     """A scrubbable player: h_{step} takes each of ``values`` in turn, the rest stay."""
-    h = np.asarray(h, dtype=float)
+    h = np.array(h, dtype=float)  # a copy: the caller's array is left alone
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
 
     def frame(k):
@@ -470,18 +479,18 @@ def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:
     return _done(fig)
 
 
-def plot_length_study(table: pd.DataFrame) -> plt.Figure:
+def plot_length_study(table: pd.DataFrame, trained_bits: int) -> plt.Figure:
     """Exact match against input width, one line per variant (mean over seeds) with
-    each seed as a faint dot; the training width marked."""
+    each seed as a faint dot; the widest training sums (``trained_bits``) marked."""
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    palette = ("#1f4e79", "#c0392b", "#f39c12", "#5b9bd5")
     variants = table.groupby("variant", sort=False)
-    for (name, runs), color in zip(variants, palette, strict=False):
+    colors = variant_colors(len(variants))
+    for (name, runs), color in zip(variants, colors, strict=True):
         mean = runs.groupby("bits")["exact"].mean()
         ax.plot(mean.index, mean.values, "o-", color=color, label=name)
         ax.plot(runs["bits"], runs["exact"], ".", color=color, alpha=0.35)
-    ax.axvline(8, color="k", ls=":", lw=1)
-    ax.text(8.2, 0.03, "trained up to 8 bits", fontsize=8)
+    ax.axvline(trained_bits, color="k", ls=":", lw=1)
+    ax.text(trained_bits + 0.2, 0.03, f"trained up to {trained_bits} bits", fontsize=8)
     ax.set_xlabel("bits per operand")
     ax.set_ylabel("exact match (mean over seeds)")
     ax.set_ylim(-0.02, 1.02)

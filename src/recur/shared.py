@@ -27,10 +27,17 @@ from torch import nn
 @dataclass
 class Unroll:
     """What a recurrent model returns: a readout after every round, plus an extra loss
-    term (the ponder cost of ACT later; zero here)."""
+    term (the ponder cost of ACT later; zero here) and, for ACT, the steps each
+    position ran."""
 
     logits: torch.Tensor  # (R, B, n): sum-bit logits after rounds 1..R
     aux_loss: torch.Tensor  # () added to the task loss
+    steps: torch.Tensor | None = None  # (B, n): ACT steps each position ran, or None
+
+    def cpu(self) -> Unroll:
+        """The same results, brought back to the CPU (from wherever the model ran)."""
+        steps = None if self.steps is None else self.steps.cpu()
+        return Unroll(self.logits.cpu(), self.aux_loss.cpu(), steps)
 
 
 def check_rounds(n_rounds: int) -> None:

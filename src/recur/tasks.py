@@ -26,6 +26,9 @@ class AdditionBatch:
     target: torch.Tensor  # (B, n + 1) float: the sum's bits
     distance: torch.Tensor  # (B, n + 1) long: how far the carry into i travelled
 
+    def __len__(self) -> int:
+        return self.bits.shape[0]
+
     @property
     def n_positions(self) -> int:
         return self.bits.shape[1]
@@ -133,10 +136,10 @@ def chain_batch(
     )  # distance of the carry into the current bit
     for i in range(n_bits):
         planted = (i >= start) & (i < start + chain_length)  # (B,)
-        may_gen = chain_length >= 1
-        may_prop = (run == 0) | (run < chain_length)
+        may_prop = (run == 0) | (run < chain_length)  # (B,) a longer run stays legal
         choice = rng.integers(0, 3, batch_size)  # (B,)
-        choice = np.where((choice == 1) & ~may_gen, 0, choice)
+        if chain_length == 0:  # no carry may be generated anywhere
+            choice = np.where(choice == 1, 0, choice)
         choice = np.where((choice == 2) & ~may_prop, 0, choice)
         choice = np.where(planted, np.where(i == start, 1, 2), choice)
         kind[:, i] = choice

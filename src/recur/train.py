@@ -11,15 +11,18 @@ the history so far are returned.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch import nn
 from tqdm.auto import tqdm
 
-from recur.device import pick_device, seed_everything
+from recur.device import cpu_threads, pick_device, seed_everything
+from recur.shared import Unroll
 from recur.tasks import AdditionBatch, random_batch
 
 
@@ -40,6 +43,7 @@ class TrainConfig:
     stop_at_exact: float | None = 1.0  # stop once held-out exact match reaches this
     seed: int = 0
     device: str = "auto"
+    n_threads: int | None = None  # CPU threads; None: see recur.device.cpu_threads
     progress: bool = True
 
     def rounds(self) -> int:
@@ -69,16 +73,33 @@ class TrainConfig:
             )
 
 
+HISTORY_COLUMNS = ["step", "loss", "exact", "pairs", "seconds"]
+
+
 @dataclass
 class TrainResult:
     model: nn.Module
-    history: pd.DataFrame  # one row per evaluation: step, loss, exact, seconds
+    history: pd.DataFrame  # one row per evaluation: HISTORY_COLUMNS
     seconds: float  # wall time of the whole run
     seconds_to_target: (
         float | None
     )  # when held-out exact match first reached the target
     interrupted: bool = False
     config: TrainConfig = field(default_factory=TrainConfig)
+
+    def table(self, last: int = 3) -> pd.DataFrame:
+        """The last rows of the history as a reader wants them: exact match in per
+        cent, the number of held-out pairs checked, seconds to one decimal."""
+        rows = self.history.tail(last)
+        return pd.DataFrame(
+            {
+                "loss": rows["loss"].map("{:.4f}".format).to_numpy(),
+                "held-out exact": rows["exact"].map("{:.2%}".format).to_numpy(),
+                "pairs checked": rows["pairs"].map("{:,}".format).to_numpy(),
+                "seconds": rows["seconds"].map("{:.1f}".format).to_numpy(),
+            },
+            index=pd.Index(rows["step"].to_numpy(), name="step"),
+        )
 
 
 @dataclass
@@ -100,20 +121,41 @@ class RoundAccuracy:
         ).set_index("round")
 
 
+def model_device(model: nn.Module) -> torch.device:
+    """The device of the model's parameters: where its inputs must go."""
+    return next(model.parameters()).device
+
+
+@contextmanager
+def eval_mode(model: nn.Module):
+    """Switch ``model`` to eval mode for the block; restore the mode it had."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
+
+
 @torch.no_grad()
+def run_model(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> Unroll:
+    """Every measurement's one way to run a model: the inputs go to the model's device,
+    the model runs in eval mode (its mode is restored afterwards), and the results
+    come back on the CPU."""
+    device = model_device(model)
+    with eval_mode(model), cpu_threads(None, device):
+        return model(bits.to(device), n_rounds).cpu()
+
+
 def evaluate(
     model: nn.Module, batch: AdditionBatch, n_rounds: int, chunk: int = 4096
 ) -> RoundAccuracy:
     """Per-round accuracy of ``model`` on ``batch``, in chunks, on its device."""
-    device = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
     right = []
     for i in range(0, batch.bits.shape[0], chunk):
-        part = batch.part(i, i + chunk).to(device)
-        logits = model(part.bits, n_rounds).logits  # (R, b, n)
-        right.append(((logits > 0).float() == part.target).cpu())  # (R, b, n)
-    model.train(was_training)
+        part = batch.part(i, i + chunk)
+        logits = run_model(model, part.bits, n_rounds).logits  # (R, b, n), CPU
+        right.append((logits > 0).float() == part.target)  # (R, b, n)
     ok = torch.cat(right, dim=1)  # (R, B, n)
     correct = ok.all(dim=-1)  # (R, B)
     return RoundAccuracy(
@@ -133,11 +175,16 @@ def window_loss(
     return (per_example * keep).sum() / keep.sum().clamp(min=1)
 
 
-def _pair_ids(bits: torch.Tensor) -> torch.Tensor:
-    """An id per (a, b) pair of bits (B, n, 2); keeps held-out pairs out of training."""
-    weights = 2 ** torch.arange(bits.shape[1], dtype=torch.int64)  # (n,)
-    a, b = (bits[..., k].long() @ weights for k in range(2))  # (B,), (B,)
-    return a * 2 ** bits.shape[1] + b  # (B,)
+def _pair_keys(bits: torch.Tensor) -> list[bytes]:
+    """A key per (a, b) pair of bits (B, n, 2), exact at any width (no integer ids
+    that could overflow); keeps held-out pairs out of training."""
+    flat = bits.to(torch.uint8).reshape(bits.shape[0], -1).cpu().numpy()  # (B, 2n)
+    return [row.tobytes() for row in np.packbits(flat, axis=1)]
+
+
+def _not_held_out(bits: torch.Tensor, heldout_keys: frozenset[bytes]) -> torch.Tensor:
+    """(B,) float: 1 for the pairs that may be trained on, 0 for held-out ones."""
+    return torch.tensor([key not in heldout_keys for key in _pair_keys(bits)]).float()
 
 
 def _draw_rounds(cfg: TrainConfig, gen: torch.Generator) -> int:
@@ -146,13 +193,18 @@ def _draw_rounds(cfg: TrainConfig, gen: torch.Generator) -> int:
     return int(torch.randint(cfg.rounds(), cfg.max_rounds + 1, (1,), generator=gen))
 
 
-def _heldout_exact(model: nn.Module, heldout: AdditionBatch, n_rounds: int) -> float:
-    """Exact match on the first 1,000 held-out pairs; on all once that is perfect."""
-    small = heldout.part(0, 1000)
-    exact = float(evaluate(model, small, n_rounds).exact[-1])
-    if exact == 1.0 and heldout.bits.shape[0] > 1000:
+def _heldout_exact(
+    model: nn.Module, heldout: AdditionBatch, n_rounds: int, screen: float | None
+) -> tuple[float, int]:
+    """Held-out exact match and the number of pairs it was measured on. The first 1,000
+    pairs are a quick screen; once they reach ``screen`` (``None``: always), every
+    held-out pair is measured, so a run stops on, and reports, the whole set."""
+    exact = float(evaluate(model, heldout.part(0, 1000), n_rounds).exact[-1])
+    n_pairs = min(1000, len(heldout))
+    if len(heldout) > 1000 and (screen is None or exact >= screen):
         exact = float(evaluate(model, heldout, n_rounds).exact[-1])
-    return exact
+        n_pairs = len(heldout)
+    return exact, n_pairs
 
 
 def aux_scale(step: int, warmup: int) -> float:
@@ -161,14 +213,14 @@ def aux_scale(step: int, warmup: int) -> float:
     return 1.0 if warmup <= 0 else min(1.0, (step - 1) / warmup)
 
 
-def _heldout_pairs(cfg: TrainConfig) -> tuple[AdditionBatch, torch.Tensor]:
-    """The held-out pairs and the ids of those to keep out of training: all of them
+def _heldout_pairs(cfg: TrainConfig) -> tuple[AdditionBatch, frozenset[bytes]]:
+    """The held-out pairs and the keys of those to keep out of training: all of them
     when they are a small part of all pairs (8 bits: 10,000 of 65,536), none for tiny
     widths, where every pair would be held out."""
     heldout = random_batch(cfg.eval_size, cfg.max_bits, seed=cfg.seed + 1_000_003)
     if 4 * cfg.eval_size <= 2 ** (2 * cfg.max_bits):
-        return heldout, _pair_ids(heldout.bits)  # (eval_size,)
-    return heldout, torch.empty(0, dtype=torch.long)
+        return heldout, frozenset(_pair_keys(heldout.bits))
+    return heldout, frozenset()
 
 
 def _step(
@@ -185,46 +237,72 @@ def _step(
     return loss.item()
 
 
+def _check(model, cfg: TrainConfig, heldout, step: int, loss: float, start) -> dict:
+    """One row of the history: the held-out exact match after ``step`` steps (on every
+    held-out pair at the last step, or once the screen reaches the target)."""
+    last = step == cfg.n_steps
+    screen = None if last else (cfg.stop_at_exact or 1.0)
+    exact, n_pairs = _heldout_exact(model, heldout, cfg.eval_rounds(), screen)
+    seconds = time.perf_counter() - start
+    return {
+        "step": step,
+        "loss": loss,
+        "exact": exact,
+        "pairs": n_pairs,
+        "seconds": seconds,
+    }
+
+
 def train(model: nn.Module, cfg: TrainConfig | None = None) -> TrainResult:
     """Train ``model`` on random additions of ``min_bits..max_bits`` bits.
 
     Every ``eval_every`` steps the readout after ``cfg.eval_rounds()`` rounds is checked
-    on held-out pairs; with ``stop_at_exact`` training stops once it is that good."""
+    on held-out pairs (column ``pairs``: how many); with ``stop_at_exact`` training
+    stops once every held-out pair has been measured and that share is right."""
     cfg = cfg or TrainConfig()
     cfg.check()
     gen = seed_everything(cfg.seed)
     device = pick_device(cfg.device)
     model.to(device).train()
-    heldout, heldout_ids = _heldout_pairs(cfg)
+    heldout, heldout_keys = _heldout_pairs(cfg)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     rows, start, reached, interrupted = [], time.perf_counter(), None, False
-    bar = tqdm(range(1, cfg.n_steps + 1), disable=not cfg.progress, desc="training")
+    bar = tqdm(total=cfg.n_steps, disable=not cfg.progress, desc="training")
     try:
-        for step in bar:
-            batch = random_batch(
-                cfg.batch_size, cfg.max_bits, gen, min_bits=cfg.min_bits
-            )
-            keep = ~torch.isin(_pair_ids(batch.bits), heldout_ids)  # (B,) not held out
-            keep = keep.float().to(device)
-            n_rounds = _draw_rounds(cfg, gen)
-            weight = aux_scale(step, cfg.aux_warmup)
-            loss = _step(model, opt, batch.to(device), keep, n_rounds, weight, cfg)
-            if step % cfg.eval_every and step != cfg.n_steps:
-                continue
-            exact = _heldout_exact(model, heldout, cfg.eval_rounds())
-            seconds = time.perf_counter() - start
-            rows.append(
-                {"step": step, "loss": loss, "exact": exact, "seconds": seconds}
-            )
-            bar.set_postfix(loss=f"{loss:.4f}", exact=f"{exact:.4f}")
-            if cfg.stop_at_exact is not None and exact >= cfg.stop_at_exact:
-                reached = seconds
-                break
+        with cpu_threads(cfg.n_threads, device):
+            for step in range(1, cfg.n_steps + 1):
+                batch = random_batch(
+                    cfg.batch_size, cfg.max_bits, gen, min_bits=cfg.min_bits
+                )
+                keep = _not_held_out(batch.bits, heldout_keys).to(device)  # (B,)
+                n_rounds = _draw_rounds(cfg, gen)
+                weight = aux_scale(step, cfg.aux_warmup)
+                loss = _step(model, opt, batch.to(device), keep, n_rounds, weight, cfg)
+                bar.update()
+                if step % cfg.eval_every and step != cfg.n_steps:
+                    continue
+                rows.append(_check(model, cfg, heldout, step, loss, start))
+                bar.set_postfix(loss=f"{loss:.4f}", exact=f"{rows[-1]['exact']:.2%}")
+                if (
+                    cfg.stop_at_exact is not None
+                    and rows[-1]["exact"] >= cfg.stop_at_exact
+                ):
+                    reached = rows[-1]["seconds"]
+                    break
     except KeyboardInterrupt:
         interrupted = True  # keep the model and the history so far
     finally:
-        bar.close()
-    history = pd.DataFrame(rows, columns=["step", "loss", "exact", "seconds"])
+        _finish(bar, interrupted)
+    history = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
     return TrainResult(
         model, history, time.perf_counter() - start, reached, interrupted, cfg
     )
+
+
+def _finish(bar, interrupted: bool) -> None:
+    """Close the progress bar. A run that stopped early (target reached) shows a full
+    bar of the steps it ran, so no half-finished bar stays on a static page."""
+    if not interrupted and bar.total and bar.n < bar.total:
+        bar.total = bar.n
+        bar.set_description("training (target reached)")
+    bar.close()

@@ -180,9 +180,9 @@ class UniversalTransformer(nn.Module):
             self.offset = int(torch.randint(self.position_offsets + 1, (1,)))
         if self.act:
             result = act_loop(self.step, state, self.halting, n_rounds, self.act_eps)
-            self.last_act = result  # per-position ponder, for the book's figures
             logits = self.readout(result.output).squeeze(-1)[None]  # (1, B, n)
-            return Unroll(logits, self.ponder_weight * result.ponder.mean())
+            aux = self.ponder_weight * result.ponder.mean()
+            return Unroll(logits, aux, result.n_updates)  # steps: (B, n)
         logits = []
         for t in range(n_rounds):
             state = self.step(state, t)  # (B, n, d)

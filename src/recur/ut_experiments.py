@@ -7,7 +7,7 @@ import pandas as pd
 import torch
 
 from recur.tasks import AdditionBatch, random_batch
-from recur.train import TrainConfig, TrainResult, evaluate, train
+from recur.train import TrainConfig, TrainResult, evaluate, run_model, train
 from recur.ut import UniversalTransformer
 
 UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
@@ -51,15 +51,16 @@ def train_ut(
     return model, train(model, TrainConfig(**settings))
 
 
-@torch.no_grad()
 def ponder_by_position(
     model: UniversalTransformer, batch: AdditionBatch, max_steps: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """ACT steps each position ran, and whether each sum came out right."""
-    model.eval()
-    logits = model(batch.bits, max_steps).logits[-1]  # (B, n)
-    right = ((logits > 0).float() == batch.target).all(dim=1)  # (B,)
-    return model.last_act.n_updates.numpy(), right.numpy()
+    """ACT steps each position ran (B, n), and whether each sum came out right (B,).
+    The model runs on its own device; the results come back as NumPy arrays."""
+    out = run_model(model, batch.bits, max_steps)
+    if out.steps is None:
+        raise ValueError("ponder_by_position needs an ACT model (act=True)")
+    right = ((out.logits[-1] > 0).float() == batch.target).all(dim=1)  # (B,)
+    return out.steps.numpy(), right.numpy()
 
 
 def ponder_vs_distance(

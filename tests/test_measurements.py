@@ -1,0 +1,244 @@
+"""The measurement layer of Chapters 2-6, checked against scripted models whose answers
+are set by the test and against values worked out by hand or by Python integers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from torch import nn
+
+import recur.train as train_module
+from recur.act import mix_states
+from recur.experiments import (
+    _once_right_stays_right,
+    ablation_summary,
+    chain_experiment,
+    injection_ablation,
+    length_generalization,
+)
+from recur.shared import Unroll
+from recur.tasks import random_batch
+from recur.train import TrainConfig, train
+from recur.ut import UniversalTransformer
+from recur.ut_experiments import act_length_table, ponder_by_position
+
+
+def _ints(bits: torch.Tensor) -> list[tuple[int, int]]:
+    """(a, b) as Python integers for each row of bits (B, n, 2), LSB first."""
+    rows = bits.long().tolist()
+    return [
+        tuple(sum(row[i][k] << i for i in range(len(row))) for k in (0, 1))
+        for row in rows
+    ]
+
+
+def _sum_bits(bits: torch.Tensor) -> torch.Tensor:
+    """(B, n) the true sum's bits, by Python integer addition."""
+    n = bits.shape[1]
+    return torch.tensor(
+        [[((a + b) >> i) & 1 for i in range(n)] for a, b in _ints(bits)]
+    ).float()
+
+
+def _ripple_distance(a: int, b: int, n: int) -> list[int]:
+    """How far the carry into each of n positions travelled (0: no carry)."""
+    out, run = [], 0
+    for i in range(n):
+        out.append(run)
+        x, y = (a >> i) & 1, (b >> i) & 1
+        run = 1 if x & y else (run + 1 if (x ^ y) and run else 0)
+    return out
+
+
+class Scripted(nn.Module):
+    """Right after the rounds in ``right_at(n_positions)``, wrong (every bit flipped)
+    after the others. With ``act``: one readout, and ACT steps = carry distance + 2."""
+
+    def __init__(self, right_at=lambda n: set(), act: bool = False):
+        super().__init__()
+        self.right_at, self.act = right_at, act
+        self.dummy = nn.Parameter(torch.zeros(()))
+
+    def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
+        sign = _sum_bits(bits) * 2 - 1 + 0 * self.dummy  # (B, n)
+        if self.act:
+            n = bits.shape[1]
+            steps = [_ripple_distance(a, b, n) for a, b in _ints(bits)]
+            return Unroll(sign[None], self.dummy * 0, torch.tensor(steps).float() + 2)
+        right = self.right_at(bits.shape[1])
+        rounds = [sign if r in right else -sign for r in range(1, n_rounds + 1)]
+        return Unroll(torch.stack(rounds), self.dummy * 0)
+
+
+# ----------------------------------------------------------- Chapters 2-3
+
+
+def test_once_right_stays_right_by_hand():
+    correct = torch.tensor(
+        [  # rounds down, four sums across
+            [True, False, False, True],
+            [False, True, False, True],
+            [True, True, False, True],
+        ]
+    )
+    # sum 0 flips back (not stable), 1 and 3 stay, 2 is never right (not counted)
+    assert _once_right_stays_right(correct) == pytest.approx(2 / 3)
+
+
+def test_chain_experiment_first_right_and_stays_right():
+    steady = chain_experiment(Scripted(lambda n: {3, 4, 5}), 8, [0, 4], 20, 5)
+    assert steady.first_right.tolist() == [3, 3]
+    assert steady.stays_right.tolist() == [1.0, 1.0]
+    assert steady.exact.tolist() == [[0, 0, 1, 1, 1]] * 2
+    flaky = chain_experiment(Scripted(lambda n: {2, 4}), 8, [0, 4], 20, 4)
+    assert flaky.first_right.tolist() == [2, 2]
+    assert flaky.stays_right.tolist() == [0.0, 0.0]
+    assert flaky.right_at_end.tolist() == [1.0, 1.0]
+
+
+def test_length_generalization_reads_the_named_round():
+    """A model right only after exactly n + 1 rounds on n-bit sums (n + 1 positions):
+    the "width + 1" column must read 100%, every other round 0%."""
+    model = Scripted(lambda positions: {positions})  # n + 1 rounds for n bits
+    table = length_generalization(
+        model, {8: 30, 16: 30}, {"width + 1": 1.0, "half": 0.5}
+    )
+    assert table["rounds: width + 1"].tolist() == [9, 17]
+    assert table["rounds: half"].tolist() == [4, 8]  # round(4.5) = 4, round(8.5) = 8
+    assert table["exact: width + 1"].tolist() == [1.0, 1.0]
+    assert table["exact: half"].tolist() == [0.0, 0.0]
+
+
+def _ablation_table(factor: int) -> pd.DataFrame:
+    """A hand-made ablation table: exact match = round / 1000, one seed, 4 bits."""
+    rounds = range(1, factor * 5 + 1)
+    return pd.DataFrame(
+        {
+            "inject": True,
+            "loss window": "1",
+            "seed": 0,
+            "bits": 4,
+            "round": list(rounds),
+            "exact": [r / 1000 for r in rounds],
+            "train seconds": 1.0,
+            "reached 100%": True,
+        }
+    )
+
+
+def test_ablation_summary_reads_width_plus_one_multiples():
+    summary = ablation_summary(_ablation_table(4))
+    row = summary.loc[(True, "1", 4)]
+    assert (row["exact 1x"], row["exact 2x"], row["exact 4x"]) == (0.005, 0.01, 0.02)
+    two = ablation_summary(_ablation_table(2)).loc[(True, "1", 4)]
+    assert (two["exact 1x"], two["exact 2x"]) == (0.005, 0.01)
+    assert "exact 4x" not in two
+
+
+def test_ablation_with_a_smaller_test_factor_summarises():
+    table = injection_ablation(
+        [0], test_rounds_factor=2, widths=(4,), n_sums=10, n_steps=2, max_bits=4,
+        eval_size=20,
+    )  # fmt: skip
+    assert table["round"].max() == 2 * 5
+    assert list(ablation_summary(table).filter(like="exact").columns) == [
+        "exact 1x",
+        "exact 2x",
+    ]
+
+
+# ----------------------------------------------------------- training
+
+
+def test_held_out_pairs_never_reach_the_loss(monkeypatch):
+    seen = {}
+    real_heldout, real_step = train_module._heldout_exact, train_module._step
+
+    def spy_heldout(model, heldout, *args):
+        seen["heldout"] = set(_ints(heldout.bits))
+        return real_heldout(model, heldout, *args)
+
+    def spy_step(model, opt, batch, keep, *args):
+        seen.setdefault("steps", []).append((_ints(batch.bits), keep.tolist()))
+        return real_step(model, opt, batch, keep, *args)
+
+    monkeypatch.setattr(train_module, "_heldout_exact", spy_heldout)
+    monkeypatch.setattr(train_module, "_step", spy_step)
+    cfg = TrainConfig(
+        max_bits=4, n_steps=20, eval_every=20, eval_size=60, progress=False
+    )
+    train(Scripted(lambda n: {5}), cfg)
+    held, kept, dropped = seen["heldout"], 0, 0
+    for pairs, keep in seen["steps"]:
+        for pair, k in zip(pairs, keep, strict=True):
+            assert k == (0.0 if pair in held else 1.0)
+            kept, dropped = kept + k, dropped + (1 - k)
+    assert dropped > 100 and kept > 100  # 4 bits: many draws hit the held-out pairs
+
+
+def test_training_stops_on_the_whole_held_out_set(monkeypatch):
+    """A model right on exactly the first 1,000 held-out pairs passes the screen but
+    not the whole set: it must not stop, and it reports the whole set."""
+    cfg = TrainConfig(max_bits=8, n_steps=4, eval_every=2, eval_size=3000,
+                      stop_at_exact=0.99, progress=False)  # fmt: skip
+    heldout, _ = train_module._heldout_pairs(cfg)
+    first = set(_ints(heldout.bits[:1000]))
+
+    class RightOnFirst(Scripted):
+        def forward(self, bits, n_rounds):
+            sign = _sum_bits(bits) * 2 - 1 + 0 * self.dummy
+            right = torch.tensor([p in first for p in _ints(bits)])[:, None]
+            return Unroll(torch.where(right, sign, -sign)[None], self.dummy * 0)
+
+    result = train(RightOnFirst(), cfg)
+    expected = np.mean([p in first for p in _ints(heldout.bits)])
+    assert result.seconds_to_target is None
+    assert result.history["pairs"].tolist() == [3000, 3000]
+    assert result.history["exact"].tolist() == pytest.approx([expected] * 2)
+
+
+# ----------------------------------------------------------- Chapters 5-6
+
+
+def test_mix_states_by_hand():
+    """Chapter 5's example: weights .1, .3, .6 on states 1, 2, 3."""
+    weights = torch.tensor([0.1, 0.3, 0.6])[:, None]  # (M, 1)
+    states = torch.tensor([1.0, 2.0, 3.0])[:, None, None]  # (M, 1, 1)
+    assert mix_states(weights, states, "mean_field").item() == pytest.approx(2.5)
+    # 0.6 * 3 + 0.4 * (0.3 * 2 + 0.7 * (0.1 * 1)) = 2.068
+    assert mix_states(weights, states, "interpolate").item() == pytest.approx(2.068)
+
+
+def test_ponder_by_position_reads_the_model():
+    batch = random_batch(40, 8, seed=3)
+    steps, right = ponder_by_position(Scripted(act=True), batch, 12)
+    expected = [_ripple_distance(a, b, 9) for a, b in _ints(batch.bits)]
+    assert steps.tolist() == (np.array(expected) + 2).tolist()
+    assert right.all()
+
+
+def test_steps_beyond_the_carry_is_steps_minus_distance():
+    """Scripted steps are d + 2 everywhere, so N - d = 2 at every position with d >= 1;
+    mean steps = mean distance + 2, from Python's own ripple."""
+    table = act_length_table(Scripted(act=True), [8, 16], 50, 20, seed=5)
+    assert table["steps beyond the carry"].tolist() == [2.0, 2.0]
+    for n_bits in (8, 16):
+        batch = random_batch(50, n_bits, seed=5 + n_bits)
+        d = [_ripple_distance(a, b, n_bits + 1) for a, b in _ints(batch.bits)]
+        assert table.loc[n_bits, "mean steps"] == pytest.approx(np.mean(d) + 2)
+        assert table.loc[n_bits, "longest chain"] == np.max(d)
+    assert table["exact"].tolist() == [1.0, 1.0]
+
+
+def test_ponder_weight_scales_the_ponder_cost():
+    bits = random_batch(4, 5, seed=0).bits
+    costs = []
+    for weight in (0.01, 0.5):
+        torch.manual_seed(0)
+        model = UniversalTransformer(
+            d_model=8, n_heads=2, d_ff=16, act=True, ponder_weight=weight
+        )
+        costs.append(model(bits, 6).aux_loss.item())
+    assert costs[1] / costs[0] == pytest.approx(50, rel=1e-5)
