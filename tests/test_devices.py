@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from fake_accelerator import FAKE, FakeAccelerator, to_fake
 
+from fake_accelerator import FAKE, FakeAccelerator, to_fake
 from recur import device as device_module
 from recur import experiments as ex
 from recur import ut_experiments as ux
