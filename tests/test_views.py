@@ -60,3 +60,28 @@ def test_explorer_updates_and_reports_bad_input():
     text_b.value = "1" * (MAX_BITS + 1)
     assert f"up to {MAX_BITS} bits" in message.value
     assert len(tabs.children) == 6  # the last good sum stays on screen
+
+
+def test_readable_tables_show_percent_and_rounded_numbers():
+    import pandas as pd
+
+    from recur.show import readable
+
+    table = pd.DataFrame({"exact": [0.996, 1.0], "seconds": [46.177867, float("nan")]})
+    shown = readable(table, percent=("exact",), decimals=1)
+    assert shown["exact"].tolist() == ["99.6%", "100.0%"]
+    assert shown["seconds"].tolist() == ["46.2", "–"]
+    assert table["seconds"].iloc[0] == 46.177867  # the numbers stay in the input
+
+
+def test_training_table_shows_percent_pairs_and_seconds():
+    import pandas as pd
+
+    from recur.train import TrainResult
+
+    history = pd.DataFrame(
+        {"step": [50, 100], "loss": [0.12345, 0.01], "exact": [0.5, 0.9973],
+         "pairs": [1000, 10000], "seconds": [3.14159, 6.0]}
+    )  # fmt: skip
+    table = TrainResult(None, history, 6.0, None).table()
+    assert table.loc[100].tolist() == ["0.0100", "99.73%", "10,000", "6.0"]

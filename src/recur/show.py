@@ -4,9 +4,27 @@ from __future__ import annotations
 
 import inspect
 
+import pandas as pd
+
 from IPython.display import Code
 
 
 def show_source(obj) -> Code:
     """Syntax-highlighted source of a function, class or module of the library."""
     return Code(inspect.getsource(obj), language="python")
+
+
+def readable(
+    table: pd.DataFrame, percent: tuple[str, ...] = (), decimals: int = 2
+) -> pd.DataFrame:
+    """``table`` as a reader wants it: the ``percent`` columns (fractions) as per cent
+    with one decimal, other float columns rounded to ``decimals``; missing values
+    shown as "–". Returns strings; the numbers stay in ``table``."""
+    out = table.copy()
+    for name in out.columns:
+        column = out[name]
+        if name in percent:
+            out[name] = column.map(lambda x: "–" if pd.isna(x) else f"{x:.1%}")
+        elif pd.api.types.is_float_dtype(column):
+            out[name] = column.map(lambda x: "–" if pd.isna(x) else f"{x:.{decimals}f}")
+    return out
