@@ -45,3 +45,44 @@ def test_cells_are_thin(path):
         lines = [x for x in source.splitlines() if x.strip() and not x.startswith("#")]
         assert len(lines) <= 10, f"cell too long ({len(lines)} lines): {source[:60]}"
         assert not re.search(r"^\s*(class |def )", source, re.M), "define it in src/"
+
+
+def _markdown() -> str:
+    """All prose of the book: intro.md and every chapter's markdown cells."""
+    texts = [(BOOK / "intro.md").read_text()]
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text())["cells"]
+        texts += ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    return "\n".join(texts)
+
+
+def test_every_reference_is_cited():
+    """An uncited bibliography entry does not render: each one must be cited."""
+    keys = re.findall(r"^@\w+\{([^,]+),", (BOOK / "references.bib").read_text(), re.M)
+    cited = set()
+    for group in re.findall(r"\{cite:\w+\}`([^`]+)`", _markdown()):
+        cited |= {key.strip() for key in group.split(",")}
+    assert keys and set(keys) <= cited, set(keys) - cited
+    assert cited <= set(keys), cited - set(keys)
+
+
+def test_every_glue_reference_is_glued():
+    """Each {glue:text}`key` in a chapter's prose is glued by a code cell of it."""
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text())["cells"]
+        prose = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        for key in set(re.findall(r"\{glue:\w+\}`([^`:]+)", prose)):
+            literal = f'"{key}"' in code
+            made = any(  # keys built from a prefix: glue(f"pos_{key}_...") etc.
+                prefix and key.startswith(prefix) for prefix in _glue_prefixes(code)
+            )
+            assert literal or made, f"{path.name}: {key} is never glued"
+
+
+def _glue_prefixes(code: str) -> set[str]:
+    prefixes = set(re.findall(r'f"([a-z_]*)\{', code))  # f-string keys
+    prefixes |= {p + "_" for p in re.findall(r'glue_values\(f?"([a-z_]*)', code)}
+    prefixes |= set(re.findall(r'glue_values\(f"([a-z_]*)\{', code))
+    prefixes |= {word + "_" for word in re.findall(r'"([a-z]+)"', code)}  # loop keys
+    return {p for p in prefixes if p}

@@ -55,8 +55,10 @@ def auto_threads() -> int | None:
 
     Why one: the book's models are tiny (a few thousand parameters), so a second
     thread saves little, while two threads beside another busy process on two cores
-    wait for each other at every operation. Measured on 2 cores (Chapter 2's training):
-    2 threads 8.4 s alone and 30.6 s beside one busy process; 1 thread 9.6 s and 8.3 s.
+    wait for each other at every operation. Measured on 2 cores, interleaved, two runs
+    each (seconds, alone / beside one busy process): Chapter 2's cell, 400 steps: one
+    thread 5.4-5.7 / 5.0-5.4, two threads 4.6-5.2 / 21.6-23.2; Chapter 6's ACT UT, 300
+    steps: one thread 13.5-14.5 / 14.7-17.7, two threads 14.5-14.9 / 49.5-59.3.
     ``benchmarks/run.py`` reports the ratio as ``shared_under_load_ratio``."""
     if os.environ.get("OMP_NUM_THREADS"):
         return None

@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 
 import pandas as pd
-
 from IPython.display import Code
 
 
@@ -28,3 +27,13 @@ def readable(
         elif pd.api.types.is_float_dtype(column):
             out[name] = column.map(lambda x: "–" if pd.isna(x) else f"{x:.{decimals}f}")
     return out
+
+
+def glue_values(prefix: str, values: dict) -> None:
+    """Glue each value as ``{prefix}_{key}`` for the prose (myst-nb), as plain Python
+    numbers, without displaying anything."""
+    from myst_nb import glue  # only where a book is being built
+
+    for key, value in values.items():
+        plain = value.item() if hasattr(value, "item") else value
+        glue(f"{prefix}_{key}", plain, display=False)

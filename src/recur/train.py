@@ -303,6 +303,9 @@ def _finish(bar, interrupted: bool) -> None:
     """Close the progress bar. A run that stopped early (target reached) shows a full
     bar of the steps it ran, so no half-finished bar stays on a static page."""
     if not interrupted and bar.total and bar.n < bar.total:
-        bar.total = bar.n
+        bar.total = bar.n  # the run is complete: it reached its target
+        widget = getattr(bar, "container", None)
+        if widget is not None:  # tqdm.notebook: the bar widget keeps its own maximum
+            widget.children[1].max = bar.n
         bar.set_description("training (target reached)")
     bar.close()

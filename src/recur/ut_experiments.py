@@ -79,6 +79,23 @@ def ponder_vs_distance(
     return table, float(slope), float(intercept)
 
 
+def ponder_summary(table: pd.DataFrame) -> dict:
+    """Key numbers of a :func:`ponder_vs_distance` table: mean steps at carry distance
+    0, 1 and the largest distance in the sample (``dmax``), and the smallest and largest
+    margin of the mean steps over ``max(1, d)``, the fewest a local window of one can
+    use."""
+    dmax = int(table.index.max())
+    margin = table["mean"] - table.index.to_series().clip(lower=1)  # (distances,)
+    return {
+        "dmax": dmax,
+        "d0": float(table.loc[0, "mean"]),
+        "d1": float(table.loc[1, "mean"]),
+        "at_dmax": float(table.loc[dmax, "mean"]),
+        "margin_min": float(margin.min()),
+        "margin_max": float(margin.max()),
+    }
+
+
 def act_length_table(
     model: UniversalTransformer,
     widths: list[int],
