@@ -335,3 +335,20 @@ def test_ablation_runs_every_variant():
     summary = ablation_summary(table)
     assert summary.shape[0] == 4
     assert np.isfinite(summary["exact 4x"]).all()
+
+
+def test_held_out_keys_are_exact_beyond_64_bits():
+    """Integer ids of 2 x 40 bits would overflow int64; the keys must still tell every
+    pair apart (two pairs that differ only in the top bit of b)."""
+    from recur.train import _not_held_out, _pair_keys
+
+    a = "1" + "0" * 39
+    pairs = batch_from_strings([(a, "1" + "0" * 39), (a, "0" * 40)])
+    keys = _pair_keys(pairs.bits)
+    assert keys[0] != keys[1]
+    keep = _not_held_out(pairs.bits, frozenset(keys[:1]))
+    assert keep.tolist() == [0.0, 1.0]
+    cfg = TrainConfig(
+        max_bits=40, n_steps=2, eval_every=1, eval_size=20, progress=False
+    )
+    assert len(train(LocalCell(), cfg).history) == 2

@@ -70,7 +70,9 @@ def test_every_glue_reference_is_glued():
     """Each {glue:text}`key` in a chapter's prose is glued by a code cell of it."""
     for path in NOTEBOOKS:
         cells = json.loads(path.read_text())["cells"]
-        prose = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        prose = "".join(
+            "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+        )
         code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
         for key in set(re.findall(r"\{glue:\w+\}`([^`:]+)", prose)):
             literal = f'"{key}"' in code

@@ -67,10 +67,11 @@ def test_readable_tables_show_percent_and_rounded_numbers():
 
     from recur.show import readable
 
-    table = pd.DataFrame({"exact": [0.996, 1.0], "seconds": [46.177867, float("nan")]})
+    exact = [0.996, 1.0, 0.9995, 0.07]
+    table = pd.DataFrame({"exact": exact, "seconds": [46.177867, float("nan"), 1, 2]})
     shown = readable(table, percent=("exact",), decimals=1)
-    assert shown["exact"].tolist() == ["99.6%", "100.0%"]
-    assert shown["seconds"].tolist() == ["46.2", "–"]
+    assert shown["exact"].tolist() == ["99.6%", "100.0%", "99.9%", "7.0%"]
+    assert shown["seconds"].tolist() == ["46.2", "–", "1.0", "2.0"]
     assert table["seconds"].iloc[0] == 46.177867  # the numbers stay in the input
 
 
@@ -85,3 +86,29 @@ def test_training_table_shows_percent_pairs_and_seconds():
     )  # fmt: skip
     table = TrainResult(None, history, 6.0, None).table()
     assert table.loc[100].tolist() == ["0.0100", "99.73%", "10,000", "6.0"]
+
+
+def test_halting_player_leaves_the_callers_array_alone():
+    import numpy as np
+
+    from recur.plots import halting_player
+
+    h = np.array([0.1, 0.3, 0.0, 0.5])
+    halting_player(h, step=3, values=[0.2, 0.9])
+    assert h.tolist() == [0.1, 0.3, 0.0, 0.5]
+
+
+def test_length_study_draws_every_variant_in_its_own_colour():
+    import pandas as pd
+
+    from recur.plots import plot_length_study
+
+    rows = [
+        {"variant": f"v{k}", "seed": 0, "bits": bits, "exact": 0.5}
+        for k in range(7)
+        for bits in (8, 16)
+    ]
+    fig = plot_length_study(pd.DataFrame(rows), trained_bits=8)
+    lines = [line for line in fig.axes[0].lines if line.get_label().startswith("v")]
+    assert len(lines) == 7
+    assert len({str(line.get_color()) for line in lines}) == 7

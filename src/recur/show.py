@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 
 import pandas as pd
 from IPython.display import Code
@@ -16,14 +17,15 @@ def show_source(obj) -> Code:
 def readable(
     table: pd.DataFrame, percent: tuple[str, ...] = (), decimals: int = 2
 ) -> pd.DataFrame:
-    """``table`` as a reader wants it: the ``percent`` columns (fractions) as per cent
-    with one decimal, other float columns rounded to ``decimals``; missing values
-    shown as "–". Returns strings; the numbers stay in ``table``."""
+    """``table`` as a reader wants it: the ``percent`` columns (fractions) as per cent,
+    cut (not rounded) to one decimal so that only a perfect score reads 100.0%; other
+    float columns rounded to ``decimals``; missing values shown as "–". Returns
+    strings; the numbers stay in ``table``."""
     out = table.copy()
     for name in out.columns:
         column = out[name]
         if name in percent:
-            out[name] = column.map(lambda x: "–" if pd.isna(x) else f"{x:.1%}")
+            out[name] = column.map(_percent)
         elif pd.api.types.is_float_dtype(column):
             out[name] = column.map(lambda x: "–" if pd.isna(x) else f"{x:.{decimals}f}")
     return out
@@ -37,3 +39,8 @@ def glue_values(prefix: str, values: dict) -> None:
     for key, value in values.items():
         plain = value.item() if hasattr(value, "item") else value
         glue(f"{prefix}_{key}", plain, display=False)
+
+
+def _percent(x: float) -> str:
+    """0.9995 -> "99.9%" (cut, not rounded: it never shows a miss as 100%)."""
+    return "–" if pd.isna(x) else f"{math.floor(round(x * 1000, 6)) / 10:.1f}%"
