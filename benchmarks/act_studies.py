@@ -8,9 +8,13 @@ chapter reads (``book/data/act_*.csv``).
   first 500 steps, 5 seeds (about 4 minutes);
 - ``positions``: the sinusoidal position signal, none, randomly shifted while
   training, or a learned relative attention bias instead, 3 seeds, tested on 8 to 24
-  bits (about 9 minutes).
+  bits (about 15 minutes);
+- ``length`` (issue 10, not yet read by the book): input injection off/on x the three
+  position signals, tau = 0.1, a quarter of each batch with long carry chains, 1,500
+  steps, 3 seeds, tested on 8 to 64 bits with the cap at 2 (n + 1), on random sums and
+  on sums whose chains span most of the width (about 30 minutes).
 
-Run: ``make studies`` (all three, about 20 minutes on 2 cores), or
+Run: ``make studies`` (all four, about an hour on 2 cores), or
 ``.venv/bin/python benchmarks/act_studies.py [tau] [warmup] [positions]``. Torch runs
 with the library's thread choice (:func:`recur.device.auto_threads`).
 """
@@ -23,9 +27,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from recur.ut_experiments import act_runs, tau_sweep
+from recur.ut_experiments import act_runs, tau_sweep, twice_width_plus_one
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
+
 
 # name -> (function, keyword arguments); tests/test_studies.py runs each one tiny and
 # checks that the committed CSV has the columns the function writes.
@@ -59,6 +64,30 @@ STUDIES = {
             "seeds": [0, 1, 2],
             "widths": (8, 12, 16, 24),
             "max_steps": 24,
+        },
+    ),
+    "length": (
+        act_runs,
+        {
+            "variants": {
+                f"{'injection' if inject else 'no injection'}, {name}": {
+                    "model_options": {"inject": inject, "position": position}
+                }
+                for inject in (False, True)
+                for name, position in (
+                    ("sinusoid", "sinusoid"),
+                    ("no position signal", "none"),
+                    ("relative attention bias", "relative"),
+                )
+            },
+            "seeds": [0, 1, 2],
+            "widths": (8, 16, 32, 64),
+            "max_steps": twice_width_plus_one,
+            "n_sums": 500,
+            "long_chains": 200,
+            "ponder_weight": 0.1,
+            "chain_share": 0.25,
+            "stop_at_exact": None,
         },
     ),
 }

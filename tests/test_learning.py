@@ -352,3 +352,29 @@ def test_held_out_keys_are_exact_beyond_64_bits():
         max_bits=40, n_steps=2, eval_every=1, eval_size=20, progress=False
     )
     assert len(train(LocalCell(), cfg).history) == 2
+
+
+def test_chain_share_mixes_long_carry_chains_into_each_batch(monkeypatch):
+    import recur.train as train_module
+
+    batches, real_step = [], train_module._step
+
+    def spy(model, opt, batch, *args):
+        batches.append(batch)
+        return real_step(model, opt, batch, *args)
+
+    monkeypatch.setattr(train_module, "_step", spy)
+    cfg = TrainConfig(
+        max_bits=8, n_steps=6, batch_size=40, chain_share=0.25, eval_size=50,
+        progress=False,
+    )  # fmt: skip
+    train(LocalCell(), cfg)
+    lengths = set()
+    for batch in batches:
+        chains = batch.distance[30:].max(dim=1).values  # (10,) the planted sums
+        assert len(set(chains.tolist())) == 1 and 1 <= int(chains[0]) <= 8
+        lengths.add(int(chains[0]))
+        assert batch.bits.shape == (40, 9, 2)
+    assert len(lengths) > 1  # the chain length is drawn anew each step
+    with pytest.raises(ValueError, match="chain_share"):
+        train(LocalCell(), TrainConfig(chain_share=1.5))

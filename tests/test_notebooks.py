@@ -88,3 +88,9 @@ def _glue_prefixes(code: str) -> set[str]:
     prefixes |= set(re.findall(r'glue_values\(f"([a-z_]*)\{', code))
     prefixes |= {word + "_" for word in re.findall(r'"([a-z]+)"', code)}  # loop keys
     return {p for p in prefixes if p}
+
+
+def test_chapter_6_trains_the_book_model():
+    """Issue 10: ``train_ut(**BOOK_ACT, seed=s)`` is exactly what Chapter 6 trains."""
+    code = "".join("".join(c["source"]) for c in code_cells(BOOK / "06_act_ut.ipynb"))
+    assert "train_ut(**BOOK_ACT, seed=0)" in code

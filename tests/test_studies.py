@@ -23,9 +23,17 @@ def _studies():
 
 
 STUDIES = _studies()
+READ_BY_THE_BOOK = ["tau", "warmup", "positions"]  # Chapter 6 reads these tables
+COMMITTED = [
+    n for n in STUDIES.STUDIES if (ROOT / "book" / "data" / f"act_{n}.csv").exists()
+]
 
 
-@pytest.mark.parametrize("name", list(STUDIES.STUDIES))
+def test_the_tables_the_book_reads_are_committed():
+    assert set(READ_BY_THE_BOOK) <= set(COMMITTED)
+
+
+@pytest.mark.parametrize("name", COMMITTED)
 def test_committed_table_has_the_columns_its_writer_writes(name):
     tiny = {"seeds": [0], "n_steps": 2, "eval_every": 1, "eval_size": 50, "n_sums": 4}
     fresh = STUDIES.run_study(name, progress=False, **tiny)
@@ -37,4 +45,4 @@ def test_committed_table_has_the_columns_its_writer_writes(name):
 
 def test_every_data_file_has_a_writer():
     files = {p.stem for p in (ROOT / "book" / "data").glob("*.csv")}
-    assert files == {f"act_{name}" for name in STUDIES.STUDIES}
+    assert files <= {f"act_{name}" for name in STUDIES.STUDIES}

@@ -31,12 +31,15 @@ def test_local_mask_lets_each_position_see_itself_and_the_window_below():
         local_mask(5, -1)
 
 
-@pytest.mark.parametrize("position", ["sinusoid", "relative"])
-def test_local_attention_is_local(position):
+@pytest.mark.parametrize(
+    ("position", "inject"),
+    [("sinusoid", False), ("relative", False), ("none", True), ("relative", True)],
+)
+def test_local_attention_is_local(position, inject):
     """With window 1 and r rounds, bit j can only influence positions j .. j + r."""
     torch.manual_seed(0)
     model = UniversalTransformer(
-        d_model=16, n_heads=2, d_ff=32, window=1, position=position
+        d_model=16, n_heads=2, d_ff=32, window=1, position=position, inject=inject
     ).eval()
     if model.relative is not None:
         with torch.no_grad():
@@ -171,3 +174,63 @@ def test_short_training_reduces_the_loss():
     )
     history = train(model, cfg).history
     assert history["loss"].iloc[-1] < 0.6
+
+
+def _block_inputs(model, bits, n_rounds):
+    """What the shared block received and returned in each round."""
+    seen, real = [], model.block.forward
+
+    def spy(x, mask):
+        out = real(x, mask)
+        seen.append((x.detach(), out.detach()))
+        return out
+
+    model.block.forward = spy
+    model(bits, n_rounds)
+    return seen
+
+
+@pytest.mark.parametrize("inject", [True, False])
+def test_injection_feeds_the_same_embedded_input_to_every_round(inject):
+    """Round t gets H^{t-1} + P^t (+ the embedded bits E with injection); H^0 is E
+    without injection and 0 with it, so E reaches round 1 either way."""
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=16, n_heads=2, d_ff=32, inject=inject).eval()
+    bits = random_batch(3, 5, seed=2).bits
+    embedded = model.embed(bits).detach()  # (B, n, d)
+    seen = _block_inputs(model, bits, 4)
+    previous = torch.zeros_like(embedded) if inject else embedded
+    for t, (x, out) in enumerate(seen):
+        extra = x - previous - model.signal(bits.shape[1], t, bits.device)
+        expected = embedded if inject else torch.zeros_like(embedded)
+        assert torch.allclose(extra, expected, atol=1e-5), t
+        previous = out
+
+
+def test_injection_off_changes_no_number():
+    bits = random_batch(4, 6, seed=0).bits
+    outs = []
+    for options in ({}, {"inject": False}):
+        torch.manual_seed(0)
+        model = UniversalTransformer(
+            d_model=16, n_heads=2, d_ff=32, act=True, **options
+        )
+        outs.append(model(bits, 8))
+    assert torch.equal(outs[0].logits, outs[1].logits)
+    assert torch.equal(outs[0].steps, outs[1].steps)
+
+
+@pytest.mark.parametrize(
+    ("make", "n_rounds", "message"),
+    [
+        (lambda n: torch.zeros(2, n, 3), 3, "shape"),
+        (lambda n: torch.full((2, n, 2), 0.5), 3, "binary"),
+        (lambda n: torch.full((2, n, 2), 2.0), 3, "binary"),
+        (lambda n: torch.zeros(2, n, 2), 0, "n_rounds"),
+    ],
+)
+@pytest.mark.parametrize("n_bits", [5, 64])
+def test_bad_ut_input_raises(make, n_rounds, message, n_bits):
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, act=True, inject=True)
+    with pytest.raises(ValueError, match=message):
+        model(make(n_bits), n_rounds)

@@ -50,6 +50,8 @@ def check_bits_tensor(bits: torch.Tensor) -> None:
         raise ValueError(f"bits must have shape (B, n, 2), got {tuple(bits.shape)}")
     if bits.shape[0] == 0 or bits.shape[1] == 0:
         raise ValueError(f"empty batch: bits has shape {tuple(bits.shape)}")
+    if bool(((bits != 0) & (bits != 1)).any()):
+        raise ValueError("bits must be 0 or 1: the input is not binary")
 
 
 class LocalCell(nn.Module):

@@ -148,3 +148,34 @@ def chain_batch(
     a_bits = (kind == 1) | ((kind == 2) & (flip == 1))
     b_bits = (kind == 1) | ((kind == 2) & (flip == 0))
     return batch_from_bits(a_bits.astype(np.uint8), b_bits.astype(np.uint8))
+
+
+def concat_batches(*batches: AdditionBatch) -> AdditionBatch:
+    """One batch of the examples of all ``batches`` (of the same width), in order."""
+    widths = {b.n_positions for b in batches}
+    if len(widths) != 1:
+        raise ValueError(f"batches must have the same width, got {sorted(widths)}")
+    return AdditionBatch(
+        *(
+            torch.cat(parts)
+            for parts in zip(
+                *((b.bits, b.target, b.distance) for b in batches), strict=True
+            )
+        )
+    )
+
+
+def long_chain_batch(n_sums: int, n_bits: int, seed: int = 0) -> AdditionBatch:
+    """``n_bits``-bit sums whose longest carry chain spans most of the width: equal
+    shares with chains of n/2, 3n/4 and n bits (fewer kinds at tiny widths)."""
+    lengths = sorted({max(1, n_bits // 2), max(1, 3 * n_bits // 4), n_bits})
+    shares = [
+        n_sums // len(lengths) + (k < n_sums % len(lengths))
+        for k in range(len(lengths))
+    ]
+    parts = [
+        chain_batch(share, n_bits, length, seed=seed + length)
+        for length, share in zip(lengths, shares, strict=True)
+        if share
+    ]
+    return concat_batches(*parts)

@@ -23,7 +23,7 @@ from tqdm.auto import tqdm
 
 from recur.device import cpu_threads, pick_device, seed_everything
 from recur.shared import Unroll
-from recur.tasks import AdditionBatch, random_batch
+from recur.tasks import AdditionBatch, chain_batch, concat_batches, random_batch
 
 
 @dataclass
@@ -34,6 +34,9 @@ class TrainConfig:
     clip_norm: float = 1.0  # gradient clipping, the usual guard for unrolled loops
     min_bits: int = 1  # training widths are drawn from min_bits..max_bits
     max_bits: int = 8
+    chain_share: float = (
+        0.0  # share of each batch with a long carry chain (chain_batch)
+    )
     n_rounds: int | None = None  # default max_bits + 1: enough for any carry chain
     max_rounds: int | None = None  # if set, each step runs n_rounds..max_rounds rounds
     loss_window: int = 1  # the loss reads the last loss_window rounds of each run
@@ -67,6 +70,8 @@ class TrainConfig:
             raise ValueError(
                 f"max_rounds must be >= {self.rounds()}, got {self.max_rounds}"
             )
+        if not 0 <= self.chain_share <= 1:
+            raise ValueError(f"chain_share must be in [0, 1], got {self.chain_share}")
         if not 1 <= self.loss_window <= self.rounds():
             raise ValueError(
                 f"loss_window must be in 1..{self.rounds()}, got {self.loss_window}"
@@ -187,6 +192,19 @@ def _not_held_out(bits: torch.Tensor, heldout_keys: frozenset[bytes]) -> torch.T
     return torch.tensor([key not in heldout_keys for key in _pair_keys(bits)]).float()
 
 
+def _training_batch(cfg: TrainConfig, gen: torch.Generator) -> AdditionBatch:
+    """Random sums of ``min_bits..max_bits`` bits; with ``chain_share``, that share of
+    the batch is replaced by ``max_bits``-bit sums whose longest carry chain has one
+    length drawn from 1..max_bits (random sums rarely carry far: Chapter 1)."""
+    batch = random_batch(cfg.batch_size, cfg.max_bits, gen, min_bits=cfg.min_bits)
+    n_chain = round(cfg.chain_share * cfg.batch_size)
+    if n_chain == 0:
+        return batch
+    length = int(torch.randint(1, cfg.max_bits + 1, (1,), generator=gen))
+    chains = chain_batch(n_chain, cfg.max_bits, length, seed=gen)
+    return concat_batches(batch.part(0, cfg.batch_size - n_chain), chains)
+
+
 def _draw_rounds(cfg: TrainConfig, gen: torch.Generator) -> int:
     if cfg.max_rounds is None:
         return cfg.rounds()
@@ -271,9 +289,7 @@ def train(model: nn.Module, cfg: TrainConfig | None = None) -> TrainResult:
     try:
         with cpu_threads(cfg.n_threads, device):
             for step in range(1, cfg.n_steps + 1):
-                batch = random_batch(
-                    cfg.batch_size, cfg.max_bits, gen, min_bits=cfg.min_bits
-                )
+                batch = _training_batch(cfg, gen)
                 keep = _not_held_out(batch.bits, heldout_keys).to(device)  # (B,)
                 n_rounds = _draw_rounds(cfg, gen)
                 weight = aux_scale(step, cfg.aux_warmup)

@@ -16,7 +16,9 @@ here). For Chapter 6's length study the position part can also be left out
 (``position_offsets``; randomised positions as in Ruoss et al., arXiv 2305.16843), or
 replaced by a learned bias of each head's attention scores for each relative offset
 i - j (``position="relative"``, in the manner of T5's relative attention bias, Raffel et
-al., arXiv 1910.10683), which says which key is "below" at any length.
+al., arXiv 1910.10683), which says which key is "below" at any length. With
+``inject=True`` the state starts at zero and the embedded bits are added before every
+round (input injection, Chapter 3; Looped Transformers, arXiv 2311.12424).
 
 Attention is full, or local: each position sees itself and the ``window`` positions
 below it, like the carry rule, so a carry can then move at most ``window`` positions per
@@ -105,6 +107,7 @@ class UniversalTransformer(nn.Module):
         ponder_weight: float = 0.01,
         position: str = "sinusoid",
         position_offsets: int = 0,
+        inject: bool = False,
     ):
         super().__init__()
         if d_model % 2 or d_model % n_heads:
@@ -118,6 +121,7 @@ class UniversalTransformer(nn.Module):
         if position_offsets < 0:
             raise ValueError(f"position_offsets must be >= 0, got {position_offsets}")
         self.position, self.position_offsets = position, position_offsets
+        self.inject = inject  # re-feed the embedded bits before every round
         self.offset = 0  # the shift of the position signal in the current forward pass
         self.window, self.max_rounds = window, max_rounds
         self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
@@ -145,15 +149,21 @@ class UniversalTransformer(nn.Module):
             return (position + step).to(device)
         return position.to(device) + self.timestep.weight[t]  # (n, d)
 
-    def step(self, state: torch.Tensor, t: int) -> torch.Tensor:
-        """One round: H^t from H^{t-1}."""
+    def step(
+        self, state: torch.Tensor, t: int, problem: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """One round: H^t from H^{t-1}; with injection the embedded bits ``problem``
+        are added too, as in Chapter 3's cell: ``H^t = Block(H^{t-1} + P^t + E)``."""
         n = state.shape[1]
         if self.relative is not None:
             mask = self.attention_bias(n, state.shape[0], state.device)
         else:
             mask = local_mask(n, self.window)
             mask = None if mask is None else mask.to(state.device)
-        return self.block(state + self.signal(n, t, state.device), mask)  # (B, n, d)
+        x = state + self.signal(n, t, state.device)  # (B, n, d)
+        if problem is not None:
+            x = x + problem  # (B, n, d): input injection
+        return self.block(x, mask)  # (B, n, d)
 
     def attention_bias(self, n: int, batch_size: int, device) -> torch.Tensor:
         """Float attention mask for ``position="relative"``: each head's learned bias
@@ -174,18 +184,21 @@ class UniversalTransformer(nn.Module):
         check_rounds(n_rounds)
         if n_rounds > self.max_rounds and self.timestep is not None:
             raise ValueError(f"the learned timestep table has {self.max_rounds} rounds")
-        state = self.embed(bits)  # (B, n, d): H^0
+        embedded = self.embed(bits)  # (B, n, d)
+        problem = embedded if self.inject else None
+        state = torch.zeros_like(embedded) if self.inject else embedded  # H^0
         self.offset = 0
         if self.training and self.position_offsets:
             self.offset = int(torch.randint(self.position_offsets + 1, (1,)))
+        step = functools.partial(self.step, problem=problem)
         if self.act:
-            result = act_loop(self.step, state, self.halting, n_rounds, self.act_eps)
+            result = act_loop(step, state, self.halting, n_rounds, self.act_eps)
             logits = self.readout(result.output).squeeze(-1)[None]  # (1, B, n)
             aux = self.ponder_weight * result.ponder.mean()
             return Unroll(logits, aux, result.n_updates)  # steps: (B, n)
         logits = []
         for t in range(n_rounds):
-            state = self.step(state, t)  # (B, n, d)
+            state = step(state, t)  # (B, n, d)
             logits.append(self.readout(state).squeeze(-1))  # (B, n)
         return Unroll(torch.stack(logits), bits.new_zeros(()))  # (R, B, n)
 

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 import torch
 
-from recur.tasks import AdditionBatch, random_batch
+from recur.tasks import AdditionBatch, long_chain_batch, random_batch
 from recur.train import TrainConfig, TrainResult, evaluate, run_model, train
 from recur.ut import UniversalTransformer
 
 UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
+
+# Chapter 6's main model: ``train_ut(**BOOK_ACT, seed=s)`` trains exactly what the
+# chapter trains (local window of one, ACT with a cap of 12 rounds, tau = 0.01, the
+# sinusoidal position signal, no injection). ``benchmarks/act_studies.py length``
+# measures the alternatives (issue 10); this stays until a study picks a better one.
+BOOK_ACT = {"window": 1, "act": True, "n_rounds": 12, "n_steps": 1500}
+
+
+def twice_width_plus_one(n_bits: int) -> int:
+    """The ACT step cap for n-bit sums at test time: 2 (n + 1) rounds."""
+    return 2 * (n_bits + 1)
 
 
 def train_ut(
@@ -100,23 +113,32 @@ def act_length_table(
     model: UniversalTransformer,
     widths: list[int],
     n_sums: int,
-    max_steps: int,
+    max_steps: int | Callable[[int], int],
     seed: int = 0,
+    long_chains: int = 0,
 ) -> pd.DataFrame:
     """Exact match and ponder on ``n_sums`` random sums of each width (seeded by
-    ``seed + width``) at a step cap: mean and max ACT steps, the mean steps beyond the
-    carry distance d at positions with d >= 1 (with a local window of one, d steps are
-    the fewest that can be right), and the longest carry chain in the sample."""
+    ``seed + width``) at a step cap (a number, or a function of the width): mean and
+    max ACT steps, the mean steps beyond the carry distance d at positions with d >= 1
+    (with a local window of one, d steps are the fewest that can be right), and the
+    longest carry chain in the sample. With ``long_chains``, also the exact match on
+    that many sums whose chains span most of the width (:func:`long_chain_batch`)."""
     rows = []
     for n_bits in widths:
+        cap = max_steps(n_bits) if callable(max_steps) else max_steps
         batch = random_batch(n_sums, n_bits, seed=seed + n_bits)
-        steps, right = ponder_by_position(model, batch, max_steps)
+        steps, right = ponder_by_position(model, batch, cap)
         distance = batch.distance.numpy()  # (B, n)
         beyond = (steps - distance)[distance >= 1]  # at positions with a carry
+        row = {"bits": n_bits, "cap": cap, "exact": float(right.mean())}
+        if long_chains:
+            hard = long_chain_batch(long_chains, n_bits, seed=seed + n_bits)
+            row["exact, long chains"] = float(
+                ponder_by_position(model, hard, cap)[1].mean()
+            )
         rows.append(
-            {
-                "bits": n_bits,
-                "exact": float(right.mean()),
+            row
+            | {
                 "mean steps": float(steps.mean()),
                 "steps beyond the carry": float(beyond.mean()),
                 "max steps": int(steps.max()),
@@ -152,7 +174,8 @@ def act_runs(
     seeds: list[int],
     widths: tuple[int, ...] = (8,),
     n_sums: int = 1000,
-    max_steps: int = 12,
+    max_steps: int | Callable[[int], int] = 12,
+    long_chains: int = 0,
     **overrides,
 ) -> pd.DataFrame:
     """Train the local ACT UT (cap 12) once per variant and seed, then measure it.
@@ -167,11 +190,15 @@ def act_runs(
         for seed in seeds:
             settings = {"progress": False} | overrides | options
             model, run = train_ut(1, act=True, n_rounds=12, seed=seed, **settings)
-            table = act_length_table(model, widths, n_sums, max_steps, seed=2024)
+            table = act_length_table(
+                model, widths, n_sums, max_steps, seed=2024, long_chains=long_chains
+            )
+            measured = [c for c in table.columns if c.startswith("exact")]
+            measured += ["mean steps", "steps beyond the carry"]
             for n_bits, row in table.iterrows():
                 rows.append(
                     {"variant": name, "seed": seed, "bits": n_bits}
-                    | row[["exact", "mean steps", "steps beyond the carry"]].to_dict()
+                    | row[measured].to_dict()
                     | {
                         "train steps": int(run.history["step"].iloc[-1]),
                         "seconds to 99%": run.seconds_to_target or float("nan"),
