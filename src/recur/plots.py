@@ -470,7 +470,7 @@ def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:
     for seed, runs in table.groupby("seed"):
         left.semilogx(runs["tau"], runs["exact"], "o-", label=f"seed {seed}")
         right.semilogx(runs["tau"], runs["mean steps"], "o-", label=f"seed {seed}")
-    left.set_ylabel("held-out exact match")
+    left.set_ylabel("exact match, fresh 8-bit sums")
     right.set_ylabel("mean ACT steps per position")
     for ax in (left, right):
         ax.set_xlabel("time penalty τ")
