@@ -11,11 +11,11 @@ with the transition a position-wise ReLU feed-forward layer, and the coordinate 
     P^t_{i,2j+1} = cos(i / 10000^{2j/d}) + cos(t / 10000^{2j/d})          (Eqs. 6-7)
 
 added before every round (tensor2tensor learns the timestep part by default; both are
-here). The paper counts positions i and rounds t from 1; this code counts both from 0, so
-its signal at (i, t) is the paper's P^{t+1} at position i + 1. For Chapter 6's length study the position part can also be left out
-(``position="none"``), shifted by a random offset at each training step
-(``position_offsets``; randomised positions as in Ruoss et al., arXiv 2305.16843), or
-replaced by a learned bias of each head's attention scores for each relative offset
+here). The paper counts positions i and rounds t from 1; this code counts both from 0,
+so its signal at (i, t) is the paper's P^{t+1} at position i + 1. For Chapter 6's length
+study the position part can also be left out (``position="none"``), shifted by a
+random offset at each training step (``position_offsets``; randomised positions as in
+Ruoss et al., arXiv 2305.16843), or replaced by a learned bias of each head's attention scores for each relative offset
 i - j (``position="relative"``, in the manner of T5's relative attention bias, Raffel et
 al., arXiv 1910.10683), which says which key is "below" at any length. With
 ``inject=True`` the state starts at zero and the embedded bits are added before every
