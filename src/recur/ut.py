@@ -13,13 +13,13 @@ with the transition a position-wise ReLU feed-forward layer, and the coordinate 
 added before every round (tensor2tensor learns the timestep part by default; both are
 here). The paper counts positions i and rounds t from 1; this code counts both from 0,
 so its signal at (i, t) is the paper's P^{t+1} at position i + 1. For Chapter 6's length
-study the position part can also be left out (``position="none"``), shifted by a
-random offset at each training step (``position_offsets``; randomised positions as in
-Ruoss et al., arXiv 2305.16843), or replaced by a learned bias of each head's attention scores for each relative offset
-i - j (``position="relative"``, in the manner of T5's relative attention bias, Raffel et
-al., arXiv 1910.10683), which says which key is "below" at any length. With
-``inject=True`` the state starts at zero and the embedded bits are added before every
-round (input injection, Chapter 3; Looped Transformers, arXiv 2311.12424).
+study the position part can also be left out (``position="none"``), shifted by a random
+offset at each training step (``position_offsets``; randomised positions as in Ruoss et
+al., arXiv 2305.16843), or replaced by a learned bias of each head's attention scores
+for each relative offset i - j (``position="relative"``, in the manner of T5's relative
+attention bias, Raffel et al., arXiv 1910.10683), which says which key is "below" at any
+length. With ``inject=True`` the state starts at zero and the embedded bits are added
+before every round (input injection, Chapter 3; Looped Transformers, arXiv 2311.12424).
 
 Attention is full, or local: each position sees itself and the ``window`` positions
 below it, like the carry rule, so a carry can then move at most ``window`` positions per
