@@ -34,9 +34,7 @@ class TrainConfig:
     clip_norm: float = 1.0  # gradient clipping, the usual guard for unrolled loops
     min_bits: int = 1  # training widths are drawn from min_bits..max_bits
     max_bits: int = 8
-    chain_share: float = (
-        0.0  # share of each batch with a long carry chain (chain_batch)
-    )
+    chain_share: float = 0.0  # share of each batch drawn by chain_batch
     n_rounds: int | None = None  # default max_bits + 1: enough for any carry chain
     max_rounds: int | None = None  # if set, each step runs n_rounds..max_rounds rounds
     loss_window: int = 1  # the loss reads the last loss_window rounds of each run
