@@ -234,3 +234,10 @@ def test_bad_ut_input_raises(make, n_rounds, message, n_bits):
     model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, act=True, inject=True)
     with pytest.raises(ValueError, match=message):
         model(make(n_bits), n_rounds)
+
+
+def test_without_the_round_signal_every_round_gets_the_same_signal():
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, round_signal=False)
+    first, later = model.signal(5, 0, "cpu"), model.signal(5, 7, "cpu")
+    assert torch.equal(first, later)
+    assert torch.equal(first, sinusoid(torch.arange(5), 8))  # the position part stays

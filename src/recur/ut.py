@@ -18,7 +18,8 @@ offset at each training step (``position_offsets``; randomised positions as in R
 al., arXiv 2305.16843), or replaced by a learned bias of each head's attention scores
 for each relative offset i - j (``position="relative"``, in the manner of T5's relative
 attention bias, Raffel et al., arXiv 1910.10683), which says which key is "below" at any
-length. With ``inject=True`` the state starts at zero and the embedded bits are added
+length. ``round_signal=False`` drops the timestep part, so the layer cannot count its
+rounds. With ``inject=True`` the state starts at zero and the embedded bits are added
 before every round (input injection, Chapter 3; Looped Transformers, arXiv 2311.12424).
 
 Attention is full, or local: each position sees itself and the ``window`` positions
@@ -109,6 +110,7 @@ class UniversalTransformer(nn.Module):
         position: str = "sinusoid",
         position_offsets: int = 0,
         inject: bool = False,
+        round_signal: bool = True,
     ):
         super().__init__()
         if d_model % 2 or d_model % n_heads:
@@ -123,6 +125,7 @@ class UniversalTransformer(nn.Module):
             raise ValueError(f"position_offsets must be >= 0, got {position_offsets}")
         self.position, self.position_offsets = position, position_offsets
         self.inject = inject  # re-feed the embedded bits before every round
+        self.round_signal = round_signal  # False: no timestep part in P^t
         self.offset = 0  # the shift of the position signal in the current forward pass
         self.window, self.max_rounds = window, max_rounds
         self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
@@ -145,6 +148,8 @@ class UniversalTransformer(nn.Module):
             position = torch.zeros(n, self.d_model)  # (n, d)
         else:
             position = _position_table(n + self.offset, self.d_model)[self.offset :]
+        if not self.round_signal:  # the shared layer cannot tell the rounds apart
+            return position.to(device)
         if self.timestep is None:
             step = sinusoid(torch.tensor([t]), self.d_model)  # (1, d)
             return (position + step).to(device)
