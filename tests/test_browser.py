@@ -99,3 +99,12 @@ def test_chapter2_learned_explorer_steps_without_kernel(page, site):
     note = "pink: bit differs"
     shown = page.locator(".widget-html-content:visible", has_text=note).first
     assert "after 5 of 18 rounds" in shown.inner_text()
+
+
+def test_chapter_5_shows_no_sliders_whose_numbers_cannot_update():
+    """The halting explorer needs a kernel; the static page must not show its sliders
+    next to a result that cannot follow them (issue 9)."""
+    from conftest import HTML
+
+    page_html = (HTML / "book" / "05_act.html").read_text()
+    assert "widget-view+json" not in page_html
