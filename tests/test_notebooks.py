@@ -85,7 +85,6 @@ def test_every_glue_reference_is_glued():
 def _glue_prefixes(code: str) -> set[str]:
     prefixes = set(re.findall(r'f"([a-z_]*)\{', code))  # f-string keys
     prefixes |= {p + "_" for p in re.findall(r'glue_values\(f?"([a-z_]*)', code)}
-    prefixes |= set(re.findall(r'glue_values\(f"([a-z_]*)\{', code))
     prefixes |= {word + "_" for word in re.findall(r'"([a-z]+)"', code)}  # loop keys
     return {p for p in prefixes if p}
 
