@@ -32,6 +32,19 @@ from recur.ut_experiments import act_runs, tau_sweep, twice_width_plus_one
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
 
+# The ``halting`` study (issue 10): the best variant of ``length`` at 64 bits, with
+# Gaussian noise on the halting logits in training (so that a waiting position must
+# keep h far from the threshold) and/or without the round signal (so that nothing
+# but the state can tell the rounds apart).
+HALTING_BASE = {"inject": True, "position": "relative"}
+HALTING_VARIANTS = {
+    "injection, relative bias": {},
+    "+ halting noise": {"halt_noise": 2.0},
+    "+ no round signal": {"round_signal": False},
+    "+ both": {"halt_noise": 2.0, "round_signal": False},
+}
+
+
 # name -> (function, keyword arguments); tests/test_studies.py runs each one tiny and
 # checks that the committed CSV has the columns the function writes.
 STUDIES = {
@@ -85,6 +98,24 @@ STUDIES = {
             "max_steps": twice_width_plus_one,
             "n_sums": 500,
             "long_chains": 200,
+            "ponder_weight": 0.1,
+            "chain_share": 0.25,
+            "stop_at_exact": None,
+        },
+    ),
+    "halting": (
+        act_runs,
+        {
+            "variants": {
+                name: {"model_options": HALTING_BASE | options}
+                for name, options in HALTING_VARIANTS.items()
+            },
+            "seeds": [0, 1, 2],
+            "widths": (8, 16, 32, 64),
+            "max_steps": twice_width_plus_one,
+            "n_sums": 500,
+            "long_chains": 200,
+            "extra_columns": ("halted before the carry",),
             "ponder_weight": 0.1,
             "chain_share": 0.25,
             "stop_at_exact": None,

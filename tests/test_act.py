@@ -147,5 +147,24 @@ def test_ponder_has_gradient_only_through_remainder():
     assert h_by_step.grad.tolist() == expected
 
 
+def test_act_loop_records_every_emitted_h():
+    h_by_step = torch.tensor([[[0.2, 0.9]], [[0.5, 0.9]], [[0.9, 0.9]], [[0.9, 0.9]]])
+    step, unit, _ = _scripted(h_by_step)
+    out = act_loop(step, torch.zeros(1, 2, 1), unit, max_steps=4)
+    assert out.halting.tolist() == h_by_step[:3].tolist()  # three rounds ran
+
+
+def test_halting_noise_only_in_training():
+    torch.manual_seed(0)
+    state = torch.randn(3, 5, 4)
+    noisy, plain = HaltingUnit(4, noise=2.0), HaltingUnit(4)
+    plain.load_state_dict(noisy.state_dict())
+    clean = torch.sigmoid(plain.linear(state)).squeeze(-1)
+    assert torch.equal(plain(state), clean)  # no noise asked: training mode too
+    assert not torch.allclose(noisy(state), clean)  # training mode: noise
+    noisy.eval()
+    assert torch.equal(noisy(state), clean)  # eval mode: none
+
+
 def test_halting_bias_starts_at_one():
     assert HaltingUnit(4).linear.bias.item() == 1.0

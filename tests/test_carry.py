@@ -16,6 +16,7 @@ from recur.carry import (
     parallel_add,
     random_pairs,
     to_bits,
+    wait_rounds,
 )
 
 binary = st.text(alphabet="01", min_size=1, max_size=512)
@@ -140,6 +141,48 @@ def test_carry_distance_matches_ripple(a, b):
     _, dist = ripple(a, b)
     got = carry_distance(to_bits(a.zfill(width)), to_bits(b.zfill(width)))
     assert got.tolist() == dist
+
+
+def carry_into(a: int, b: int, i: int) -> int:
+    """The carry into bit i of a + b, by integer arithmetic."""
+    low = (1 << i) - 1
+    return ((a & low) + (b & low)) >> i
+
+
+def known_after(a: int, b: int, i: int) -> int:
+    """Oracle: the fewest rounds r >= 1 such that bits i - r .. i - 1 alone fix the
+    carry into bit i, whatever the bits below them are (tried exhaustively)."""
+    for r in range(1, i + 1):
+        hidden = i - r  # bits 0 .. hidden - 1 are unseen after r rounds
+        seen = [carry_into(a, b, i)]
+        for x in range(1 << hidden):
+            for y in range(1 << hidden):
+                clear = ~((1 << hidden) - 1)
+                seen.append(carry_into((a & clear) | x, (b & clear) | y, i))
+        if len(set(seen)) == 1:
+            return r
+    return max(i, 1)
+
+
+def test_wait_rounds_matches_exhaustive_oracle():
+    width = 5
+    for a in range(1 << width):
+        for b in range(1 << width):
+            got = wait_rounds(
+                to_bits(format(a, f"0{width}b")), to_bits(format(b, f"0{width}b"))
+            )
+            want = [known_after(a, b, i) for i in range(width + 1)]
+            assert got.tolist() == want, (a, b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(binary, binary)
+def test_wait_rounds_equal_the_distance_where_a_carry_arrives(a, b):
+    width = max(len(a), len(b))
+    a_bits, b_bits = to_bits(a.zfill(width)), to_bits(b.zfill(width))
+    dist, wait = carry_distance(a_bits, b_bits), wait_rounds(a_bits, b_bits)
+    assert (wait[dist > 0] == dist[dist > 0]).all()
+    assert (wait >= 1).all()
 
 
 def test_batched_chains_match_single_pairs():

@@ -15,6 +15,7 @@ from recur.experiments import (
     _once_right_stays_right,
     ablation_summary,
     chain_experiment,
+    exact_by_width,
     injection_ablation,
     length_generalization,
 )
@@ -22,7 +23,11 @@ from recur.shared import Unroll
 from recur.tasks import random_batch
 from recur.train import TrainConfig, train
 from recur.ut import UniversalTransformer
-from recur.ut_experiments import act_length_table, ponder_by_position
+from recur.ut_experiments import (
+    act_length_table,
+    halting_while_waiting,
+    ponder_by_position,
+)
 
 
 def _ints(bits: torch.Tensor) -> list[tuple[int, int]]:
@@ -40,6 +45,19 @@ def _sum_bits(bits: torch.Tensor) -> torch.Tensor:
     return torch.tensor(
         [[((a + b) >> i) & 1 for i in range(n)] for a, b in _ints(bits)]
     ).float()
+
+
+def _wait(a: int, b: int, n: int) -> list[int]:
+    """Rounds until the carry into each of n positions is known to a rule reading one
+    bit below per round: 1 + the run of propagating bits just below, or i if that run
+    reaches bit 0 (nothing comes in under it); at least 1."""
+    out = []
+    for i in range(n):
+        run = 0
+        while run < i and ((a >> (i - 1 - run)) ^ (b >> (i - 1 - run))) & 1:
+            run += 1
+        out.append(max(1, i if run == i else run + 1))
+    return out
 
 
 def _ripple_distance(a: int, b: int, n: int) -> list[int]:
@@ -66,7 +84,11 @@ class Scripted(nn.Module):
         if self.act:
             n = bits.shape[1]
             steps = [_ripple_distance(a, b, n) for a, b in _ints(bits)]
-            return Unroll(sign[None], self.dummy * 0, torch.tensor(steps).float() + 2)
+            steps = torch.tensor(steps).float() + 2  # (B, n)
+            rounds = torch.arange(1, int(steps.max()) + 1)[:, None, None]  # (M, 1, 1)
+            h = rounds / 100 + torch.arange(n) / 1000  # (M, 1, n): k/100 + i/1000
+            h = h.expand(-1, bits.shape[0], -1)  # (M, B, n)
+            return Unroll(sign[None], self.dummy * 0, steps, h)
         right = self.right_at(bits.shape[1])
         rounds = [sign if r in right else -sign for r in range(1, n_rounds + 1)]
         return Unroll(torch.stack(rounds), self.dummy * 0)
@@ -126,6 +148,23 @@ def _ablation_table(factor: int) -> pd.DataFrame:
             "reached 100%": True,
         }
     )
+
+
+def test_exact_by_width_reads_the_last_round():
+    def rounds(n_bits):
+        return 2 * (n_bits + 1)
+
+    def last(n_positions):  # n_positions = n_bits + 1
+        return {2 * n_positions}
+
+    def before_last(n_positions):
+        return {2 * n_positions - 1}
+
+    right = exact_by_width(Scripted(last), [4, 8], 10, rounds, long_chains=6)
+    assert right["rounds"].tolist() == [10, 18]
+    assert right[["exact", "exact, long chains"]].to_numpy().tolist() == [[1, 1]] * 2
+    wrong = exact_by_width(Scripted(before_last), [4, 8], 10, rounds)
+    assert wrong["exact"].tolist() == [0.0, 0.0]
 
 
 def test_ablation_summary_reads_width_plus_one_multiples():
@@ -230,6 +269,35 @@ def test_steps_beyond_the_carry_is_steps_minus_distance():
         assert table.loc[n_bits, "mean steps"] == pytest.approx(np.mean(d) + 2)
         assert table.loc[n_bits, "longest chain"] == np.max(d)
     assert table["exact"].tolist() == [1.0, 1.0]
+
+
+def test_halting_while_waiting_by_plain_loops():
+    """Scripted: N = d + 2 and h = k/100 + i/1000 in round k at position i. Waiting
+    means running (k <= N) with the carry-in not yet known (k < wait), where wait comes
+    from a plain loop over the bits written here."""
+    batch = random_batch(60, 8, seed=4)
+    table, early = halting_while_waiting(Scripted(act=True), batch, 20)
+    pairs = _ints(batch.bits)
+    steps = [[d + 2 for d in _ripple_distance(a, b, 9)] for a, b in pairs]
+    waits = [_wait(a, b, 9) for a, b in pairs]
+    for k in range(1, 12):
+        hs = [
+            k / 100 + i / 1000
+            for s, w in zip(steps, waits, strict=True)
+            for i in range(9)
+            if k <= s[i] and k < w[i]
+        ]
+        if not hs:
+            assert k not in table.index
+            continue
+        assert table.loc[k, "waiting positions"] == len(hs)
+        assert table.loc[k, "mean h while waiting"] == pytest.approx(np.mean(hs))
+    flat = [
+        (s < w)
+        for ss, ws in zip(steps, waits, strict=True)
+        for s, w in zip(ss, ws, strict=True)
+    ]
+    assert early == pytest.approx(np.mean(flat)) and early > 0
 
 
 def test_ponder_weight_scales_the_ponder_cost():

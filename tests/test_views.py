@@ -112,3 +112,42 @@ def test_length_study_draws_every_variant_in_its_own_colour():
     lines = [line for line in fig.axes[0].lines if line.get_label().startswith("v")]
     assert len(lines) == 7
     assert len({str(line.get_color()) for line in lines}) == 7
+
+
+def test_length_study_panels_and_reference():
+    import pandas as pd
+
+    from recur.plots import plot_length_study
+
+    rows = [
+        {"variant": v, "seed": s, "bits": b, "exact": 0.5, "exact, long chains": 0.25}
+        for v in ("a", "b")
+        for s in (0, 1)
+        for b in (8, 16, 32, 64)
+    ]
+    cell = pd.DataFrame(
+        {"exact": [1.0] * 4, "exact, long chains": [0.9] * 4}, index=[8, 16, 32, 64]
+    )
+    columns = ("exact", "exact, long chains")
+    fig = plot_length_study(pd.DataFrame(rows), 8, columns, cell, "cell")
+    assert len(fig.axes) == 2
+    for ax, column in zip(fig.axes, columns, strict=True):
+        assert ax.get_title() == column and ax.get_xscale() == "log"
+        ref = [line for line in ax.lines if line.get_label() == "cell"]
+        assert list(ref[0].get_ydata()) == list(cell[column])
+
+
+def test_waiting_plot_sums_the_means():
+    import pandas as pd
+    import pytest
+
+    from recur.plots import plot_waiting_halting
+
+    table = pd.DataFrame(
+        {"mean h while waiting": [0.1, 0.2, 0.4], "waiting positions": [5, 4, 1]},
+        index=pd.RangeIndex(1, 4, name="round"),
+    )
+    fig = plot_waiting_halting({"8 bits": table}, trained_bits=8)
+    left, right = fig.axes
+    assert list(left.lines[0].get_ydata()) == [0.1, 0.2, 0.4]
+    assert list(right.lines[0].get_ydata()) == pytest.approx([0.1, 0.3, 0.7])

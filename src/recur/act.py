@@ -76,18 +76,23 @@ class ActResult:
     n_updates: torch.Tensor  # (B, n): N, the number of steps each position ran
     remainder: torch.Tensor  # (B, n): R
     n_rounds: int  # steps the loop ran before every position had halted
+    halting: torch.Tensor  # (n_rounds, B, n): h_n as emitted (also where halted)
 
 
 class HaltingUnit(nn.Module):
     r"""h = sigmoid(W s + b), Eq. 5 of Graves (2016); b starts at 1 (his Section 3)."""
 
-    def __init__(self, d_model: int, bias_init: float = 1.0):
+    def __init__(self, d_model: int, bias_init: float = 1.0, noise: float = 0.0):
         super().__init__()
         self.linear = nn.Linear(d_model, 1)
         nn.init.constant_(self.linear.bias, bias_init)
+        self.noise = noise  # std of Gaussian noise on the logit, in training only
 
     def forward(self, state: torch.Tensor) -> torch.Tensor:
-        return torch.sigmoid(self.linear(state)).squeeze(-1)  # (B, n)
+        logit = self.linear(state).squeeze(-1)  # (B, n)
+        if self.training and self.noise:
+            logit = logit + self.noise * torch.randn_like(logit)
+        return torch.sigmoid(logit)  # (B, n)
 
 
 def act_loop(
@@ -117,6 +122,7 @@ def act_loop(
     remainder = state.new_zeros(shape)  # (B, n)
     n_updates = state.new_zeros(shape)  # (B, n)
     output = torch.zeros_like(state)  # (B, n, d)
+    emitted = []  # h_n of every round, (B, n) each
     n_rounds = 0
     for n in range(max_steps):
         running = total < 1 - eps  # (B, n)
@@ -124,6 +130,7 @@ def act_loop(
             break
         new_state = step(state, n)  # (B, n, d)
         h = halting(new_state)  # (B, n): Eq. 5, on the updated state
+        emitted.append(h.detach())
         last = running & ((total + h >= 1 - eps) | (n == max_steps - 1))  # halts now
         go_on = running & ~last
         r = torch.where(last, 1 - total, torch.zeros_like(total))  # (B, n): Eq. 8
@@ -137,7 +144,9 @@ def act_loop(
             output = p[..., None] * new_state + (1 - p[..., None]) * output
         state = torch.where(running[..., None], new_state, state)  # halted: copied
         n_rounds = n + 1
-    return ActResult(output, n_updates + remainder, n_updates, remainder, n_rounds)
+    ponder = n_updates + remainder  # (B, n): Eq. 10
+    halting_history = torch.stack(emitted)  # (n_rounds, B, n)
+    return ActResult(output, ponder, n_updates, remainder, n_rounds, halting_history)
 
 
 def mix_states(weights: torch.Tensor, states: torch.Tensor, rule: str) -> torch.Tensor:

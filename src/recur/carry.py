@@ -223,6 +223,27 @@ def carry_distance(a_bits: np.ndarray, b_bits: np.ndarray) -> np.ndarray:
     return np.concatenate([np.zeros_like(dist[..., :1]), dist], axis=-1)  # (..., n + 1)
 
 
+def wait_rounds(a_bits: np.ndarray, b_bits: np.ndarray) -> np.ndarray:
+    """Rounds before a local rule that reads one bit below per round can know the
+    carry into each position (LSB first, ``n + 1`` entries, as ``carry_distance``).
+
+    The carry into ``i`` is decided by the highest non-propagating bit ``j < i`` (it
+    generates a carry or kills one), so the news needs ``i - j`` rounds; when every bit
+    below propagates, seeing them all (``i`` rounds) is enough, since nothing comes in
+    under bit 0. At least one round, as for any answer. Where a carry
+    arrives this is its distance; where none arrives it still counts the propagating
+    run below, which the rule must see past to know that nothing is coming.
+    """
+    prop = a_bits ^ b_bits  # (..., n)
+    n = prop.shape[-1]
+    idx = np.arange(n)  # (n,)
+    last_stop = np.maximum.accumulate(np.where(prop == 0, idx, -1), axis=-1)  # (..., n)
+    below = np.concatenate(
+        [np.full_like(last_stop[..., :1], -1), last_stop], axis=-1
+    )  # (..., n + 1): highest stop under positions 0..n
+    return np.maximum(np.arange(n + 1) - np.maximum(below, 0), 1)  # (..., n + 1)
+
+
 def longest_carry_chain(a: str, b: str) -> int:
     """The longest carry chain: for each generating bit (both inputs 1), 1 plus the run
     of propagating bits (exactly one input 1) directly above it; the maximum, 0 if none.

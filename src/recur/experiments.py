@@ -6,6 +6,7 @@ draws; nothing here prints or plots.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +16,13 @@ from torch import nn
 
 from recur.carry import to_str
 from recur.shared import LocalCell
-from recur.tasks import AdditionBatch, batch_from_strings, chain_batch, random_batch
+from recur.tasks import (
+    AdditionBatch,
+    batch_from_strings,
+    chain_batch,
+    long_chain_batch,
+    random_batch,
+)
 from recur.train import (
     TrainConfig,
     evaluate,
@@ -72,6 +79,34 @@ def length_generalization(
         }
         for name, r in wanted.items():
             row |= {f"rounds: {name}": r, f"exact: {name}": float(acc[r - 1])}
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("bits")
+
+
+def exact_by_width(
+    model: nn.Module,
+    widths: list[int],
+    n_sums: int,
+    n_rounds: Callable[[int], int],
+    seed: int = 0,
+    long_chains: int = 0,
+) -> pd.DataFrame:
+    """Exact match of a fixed-round model after ``n_rounds(n)`` rounds on ``n_sums``
+    random n-bit sums (seeded ``seed + n``) and, with ``long_chains``, on that many sums
+    whose chains span most of the width: the same sums ``act_length_table`` draws."""
+    rows = []
+    for n_bits in widths:
+        row = {"bits": n_bits, "rounds": n_rounds(n_bits)}
+        row["exact"] = float(
+            evaluate(
+                model, random_batch(n_sums, n_bits, seed=seed + n_bits), row["rounds"]
+            ).exact[-1]
+        )
+        if long_chains:
+            hard = long_chain_batch(long_chains, n_bits, seed=seed + n_bits)
+            row["exact, long chains"] = float(
+                evaluate(model, hard, row["rounds"]).exact[-1]
+            )
         rows.append(row)
     return pd.DataFrame(rows).set_index("bits")
 

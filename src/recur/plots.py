@@ -479,21 +479,84 @@ def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:
     return _done(fig)
 
 
-def plot_length_study(table: pd.DataFrame, trained_bits: int) -> plt.Figure:
-    """Exact match against input width, one line per variant (mean over seeds) with
-    each seed as a faint dot; the widest training sums (``trained_bits``) marked."""
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+def plot_length_study(
+    table: pd.DataFrame,
+    trained_bits: int,
+    columns: tuple[str, ...] = ("exact",),
+    reference: pd.DataFrame | None = None,
+    reference_label: str = "",
+) -> plt.Figure:
+    """Exact match against input width, one panel per column of ``table`` (random sums,
+    long chains...), one line per variant (mean over seeds) with each seed as a faint
+    dot; the widest training sums (``trained_bits``) marked, and an optional reference
+    model (indexed by width, same columns) as a dashed black line. Widths that span a
+    factor of 4 or more are drawn on a log-2 axis."""
+    fig, axes = plt.subplots(
+        1,
+        len(columns),
+        figsize=(7 if len(columns) == 1 else 10, 3.8),
+        squeeze=False,
+        sharey=True,
+    )
     variants = table.groupby("variant", sort=False)
     colors = variant_colors(len(variants))
-    for (name, runs), color in zip(variants, colors, strict=True):
-        mean = runs.groupby("bits")["exact"].mean()
-        ax.plot(mean.index, mean.values, "o-", color=color, label=name)
-        ax.plot(runs["bits"], runs["exact"], ".", color=color, alpha=0.35)
-    ax.axvline(trained_bits, color="k", ls=":", lw=1)
-    ax.text(trained_bits + 0.2, 0.03, f"trained up to {trained_bits} bits", fontsize=8)
-    ax.set_xlabel("bits per operand")
-    ax.set_ylabel("exact match (mean over seeds)")
-    ax.set_ylim(-0.02, 1.02)
-    ax.grid(alpha=0.3)
-    ax.legend(frameon=False, fontsize=8)
+    widths = sorted(table["bits"].unique())
+    for ax, column in zip(axes[0], columns, strict=True):
+        for (name, runs), color in zip(variants, colors, strict=True):
+            mean = runs.groupby("bits")[column].mean()
+            ax.plot(mean.index, mean.values, "o-", color=color, label=name)
+            ax.plot(runs["bits"], runs[column], ".", color=color, alpha=0.35)
+        if reference is not None:
+            ax.plot(
+                reference.index,
+                reference[column],
+                "s--",
+                color="k",
+                label=reference_label,
+            )
+        ax.axvline(trained_bits, color="k", ls=":", lw=1)
+        ax.text(
+            trained_bits * 1.03, 0.03, f"trained up to {trained_bits} bits", fontsize=8
+        )
+        if widths[-1] >= 4 * widths[0]:
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(widths, [str(w) for w in widths])
+        ax.set_xlabel("bits per operand")
+        ax.set_title(column, fontsize=10)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("exact match (mean over seeds)")
+    axes[0][-1].legend(frameon=False, fontsize=8)
+    return _done(fig)
+
+
+def plot_waiting_halting(
+    tables: dict[str, pd.DataFrame], trained_bits: int
+) -> plt.Figure:
+    """Mean halting probability h_n of positions still waiting for their carry, by
+    round n (tables from ``halting_while_waiting``, one line each), with the running
+    sum of those means: ACT halts a position once its sum reaches 1 - eps."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    colors = variant_colors(len(tables))
+    for (name, table), color in zip(tables.items(), colors, strict=True):
+        h = table["mean h while waiting"]
+        left.plot(h.index, h.values, "o-", color=color, label=name)
+        right.plot(h.index, h.cumsum().values, "o-", color=color, label=name)
+    for ax in (left, right):
+        ax.axvline(trained_bits, color="k", ls=":", lw=1)
+        ax.set_xlabel("round n")
+        ax.grid(alpha=0.3)
+    left.text(
+        trained_bits + 0.2,
+        0.9,
+        f"longest wait in\ntraining: {trained_bits}",
+        fontsize=8,
+        va="top",
+    )
+    right.axhline(0.99, color="k", ls="--", lw=1)
+    right.text(1, 1.03, "1 - eps: halt", fontsize=8)
+    left.set_ylabel("mean $h_n$ while waiting")
+    right.set_ylabel("running sum of the means")
+    left.set_ylim(-0.02, 1.02)
+    left.legend(frameon=False, fontsize=8)
     return _done(fig)

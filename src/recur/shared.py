@@ -33,11 +33,14 @@ class Unroll:
     logits: torch.Tensor  # (R, B, n): sum-bit logits after rounds 1..R
     aux_loss: torch.Tensor  # () added to the task loss
     steps: torch.Tensor | None = None  # (B, n): ACT steps each position ran, or None
+    halting: torch.Tensor | None = None  # (rounds, B, n): ACT's h_n in each round
 
     def cpu(self) -> Unroll:
         """The same results, brought back to the CPU (from wherever the model ran)."""
-        steps = None if self.steps is None else self.steps.cpu()
-        return Unroll(self.logits.cpu(), self.aux_loss.cpu(), steps)
+        steps, halting = (
+            None if t is None else t.cpu() for t in (self.steps, self.halting)
+        )
+        return Unroll(self.logits.cpu(), self.aux_loss.cpu(), steps, halting)
 
 
 def check_rounds(n_rounds: int) -> None:

@@ -111,6 +111,7 @@ class UniversalTransformer(nn.Module):
         position_offsets: int = 0,
         inject: bool = False,
         round_signal: bool = True,
+        halt_noise: float = 0.0,
     ):
         super().__init__()
         if d_model % 2 or d_model % n_heads:
@@ -133,7 +134,7 @@ class UniversalTransformer(nn.Module):
         self.embed = nn.Linear(2, d_model)
         self.block = UTBlock(d_model, n_heads, d_ff)
         self.timestep = nn.Embedding(max_rounds, d_model) if learned_timestep else None
-        self.halting = HaltingUnit(d_model) if act else None
+        self.halting = HaltingUnit(d_model, noise=halt_noise) if act else None
         self.relative = (
             nn.Parameter(torch.zeros(n_heads, 2 * MAX_OFFSET + 1))
             if position == "relative"
@@ -201,7 +202,7 @@ class UniversalTransformer(nn.Module):
             result = act_loop(step, state, self.halting, n_rounds, self.act_eps)
             logits = self.readout(result.output).squeeze(-1)[None]  # (1, B, n)
             aux = self.ponder_weight * result.ponder.mean()
-            return Unroll(logits, aux, result.n_updates)  # steps: (B, n)
+            return Unroll(logits, aux, result.n_updates, result.halting)
         logits = []
         for t in range(n_rounds):
             state = step(state, t)  # (B, n, d)

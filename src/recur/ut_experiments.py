@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from recur.carry import wait_rounds
 from recur.tasks import AdditionBatch, long_chain_batch, random_batch
 from recur.train import TrainConfig, TrainResult, evaluate, run_model, train
 from recur.ut import UniversalTransformer
@@ -76,6 +77,40 @@ def ponder_by_position(
     return out.steps.numpy(), right.numpy()
 
 
+def batch_wait_rounds(batch: AdditionBatch) -> np.ndarray:
+    """:func:`recur.carry.wait_rounds` for every position of a batch, (B, n)."""
+    bits = batch.bits.cpu().numpy().astype(np.int64)  # (B, n, 2)
+    return wait_rounds(bits[..., 0], bits[..., 1])[:, :-1]  # (B, n)
+
+
+def halting_while_waiting(
+    model: UniversalTransformer, batch: AdditionBatch, max_steps: int
+) -> tuple[pd.DataFrame, float]:
+    """ACT's halting probabilities at positions whose carry-in a local window of one
+    cannot know yet (round n < :func:`batch_wait_rounds`) and that are still running:
+    their mean h_n and their number, per round; and the share of all positions that
+    halted before their carry-in could be known (their answer is then a guess)."""
+    out = run_model(model, batch.bits, max_steps)
+    if out.halting is None:
+        raise ValueError("halting_while_waiting needs an ACT model (act=True)")
+    h, steps = out.halting.numpy(), out.steps.numpy()  # (M, B, n), (B, n)
+    wait = batch_wait_rounds(batch)  # (B, n)
+    rounds = np.arange(1, h.shape[0] + 1)[:, None, None]  # (M, 1, 1)
+    waiting = (rounds <= steps) & (rounds < wait)  # (M, B, n)
+    count = waiting.sum(axis=(1, 2))  # (M,)
+    table = pd.DataFrame(
+        {
+            "mean h while waiting": [
+                h[n][waiting[n]].mean() if count[n] else np.nan
+                for n in range(h.shape[0])
+            ],
+            "waiting positions": count,
+        },
+        index=pd.RangeIndex(1, h.shape[0] + 1, name="round"),
+    )
+    return table[table["waiting positions"] > 0], float((steps < wait).mean())
+
+
 def ponder_vs_distance(
     model: UniversalTransformer, batch: AdditionBatch, max_steps: int
 ) -> tuple[pd.DataFrame, float, float]:
@@ -130,6 +165,7 @@ def act_length_table(
         steps, right = ponder_by_position(model, batch, cap)
         distance = batch.distance.numpy()  # (B, n)
         beyond = (steps - distance)[distance >= 1]  # at positions with a carry
+        early = float((steps < batch_wait_rounds(batch)).mean())
         row = {"bits": n_bits, "cap": cap, "exact": float(right.mean())}
         if long_chains:
             hard = long_chain_batch(long_chains, n_bits, seed=seed + n_bits)
@@ -142,6 +178,7 @@ def act_length_table(
                 "mean steps": float(steps.mean()),
                 "steps beyond the carry": float(beyond.mean()),
                 "max steps": int(steps.max()),
+                "halted before the carry": early,
                 "longest chain": int(distance.max()),
             }
         )
@@ -176,13 +213,15 @@ def act_runs(
     n_sums: int = 1000,
     max_steps: int | Callable[[int], int] = 12,
     long_chains: int = 0,
+    extra_columns: tuple[str, ...] = (),
     **overrides,
 ) -> pd.DataFrame:
     """Train the local ACT UT (cap 12) once per variant and seed, then measure it.
 
     ``variants`` maps a name (or value) to keyword arguments of :func:`train_ut`. One
     row per run and test width: exact match, mean steps and steps beyond the carry
-    from :func:`act_length_table` (sums seeded 2024 + width), steps trained, and
+    from :func:`act_length_table` (sums seeded 2024 + width; ``extra_columns`` names
+    more of its columns to keep), steps trained, and
     seconds to 99% held-out exact match (NaN if never).
     """
     rows = []
@@ -194,7 +233,7 @@ def act_runs(
                 model, widths, n_sums, max_steps, seed=2024, long_chains=long_chains
             )
             measured = [c for c in table.columns if c.startswith("exact")]
-            measured += ["mean steps", "steps beyond the carry"]
+            measured += ["mean steps", "steps beyond the carry", *extra_columns]
             for n_bits, row in table.iterrows():
                 rows.append(
                     {"variant": name, "seed": seed, "bits": n_bits}
