@@ -2,6 +2,8 @@
 several settings and seeds, print one JSON line per run and write the tables the
 chapter reads (``book/data/act_*.csv``).
 
+The first recipe (``FIRST_ACT``: sinusoid, no injection, tau = 0.01):
+
 - ``tau``: the time penalty, 3 values x 3 seeds, 1,500 steps each so that every
   penalty acts for 1,000 steps after the warm-up (about 7 minutes on 2 cores);
 - ``warmup``: the ponder cost at full weight from the start vs. ramped up over the
@@ -9,13 +11,21 @@ chapter reads (``book/data/act_*.csv``).
 - ``positions``: the sinusoidal position signal, none, randomly shifted while
   training, or a learned relative attention bias instead, 3 seeds, tested on 8 to 24
   bits (about 15 minutes);
-- ``length`` (issue 10, not yet read by the book): input injection off/on x the three
-  position signals, tau = 0.1, a quarter of each batch with long carry chains, 1,500
-  steps, 3 seeds, tested on 8 to 64 bits with the cap at 2 (n + 1), on random sums and
-  on sums whose chains span most of the width (about 30 minutes).
+- ``length``: input injection off/on x the three position signals, tau = 0.1, a
+  quarter of each batch with long carry chains, 1,500 steps, 3 seeds, tested on 8 to
+  64 bits with the cap at 2 (n + 1), on random sums and on sums whose chains span
+  most of the width (about 30 minutes).
 
-Run: ``make studies`` (all four, about an hour on 2 cores), or
-``.venv/bin/python benchmarks/act_studies.py [tau] [warmup] [positions]``. Torch runs
+Chapter 6's recipe (``BOOK_ACT``, issue 10):
+
+- ``recipe``: the recipe and seven variants that each take one piece out, 3 seeds,
+  tested like ``length`` (about 25 minutes);
+- ``waiting``: the halting probabilities of positions still waiting for their carry,
+  round by round, on long-chain 8- and 32-bit sums, for the recipe, the recipe with
+  the round signal and the recipe without halting noise, 3 seeds (about 8 minutes).
+
+Run: ``make studies`` (all six, about 90 minutes on 2 cores), or
+``.venv/bin/python benchmarks/act_studies.py [name ...]``. Torch runs
 with the library's thread choice (:func:`recur.device.auto_threads`).
 """
 
@@ -27,22 +37,43 @@ from pathlib import Path
 
 import pandas as pd
 
-from recur.ut_experiments import act_runs, tau_sweep, twice_width_plus_one
+from recur.ut_experiments import (
+    BOOK_ACT,
+    act_runs,
+    tau_sweep,
+    twice_width_plus_one,
+    waiting_runs,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
 
-# The ``halting`` study (issue 10): the best variant of ``length`` at 64 bits, with
-# Gaussian noise on the halting logits in training (so that a waiting position must
-# keep h far from the threshold) and/or without the round signal (so that nothing
-# but the state can tell the rounds apart).
-HALTING_BASE = {"inject": True, "position": "relative"}
-HALTING_VARIANTS = {
-    "injection, relative bias": {},
-    "+ halting noise": {"halt_noise": 2.0},
-    "+ no round signal": {"round_signal": False},
-    "+ both": {"halt_noise": 2.0, "round_signal": False},
+# The ``recipe`` study (issue 10): Chapter 6's model, and the same with one piece
+# taken out (or changed back to the first recipe) at a time.
+RECIPE = {
+    k: v
+    for k, v in BOOK_ACT.items()
+    if k not in ("window", "act", "n_rounds", "n_steps")
+}  # train_ut's default budget of 1,500 steps, as in every study
+
+
+def _without(**changes) -> dict:
+    """The recipe with ``changes``; ``model_options`` are merged, not replaced."""
+    options = RECIPE["model_options"] | changes.pop("model_options", {})
+    return RECIPE | changes | {"model_options": options}
+
+
+RECIPE_VARIANTS = {
+    "the recipe": RECIPE,
+    "no floor": _without(model_options={"floor": False}),
+    "no halting noise": _without(model_options={"halt_noise": 0.0}),
+    "with the round signal": _without(model_options={"round_signal": True}),
+    "no injection": _without(model_options={"inject": False}),
+    "no position signal": _without(model_options={"position": "none"}),
+    "random sums only": _without(chain_share=0.0),
+    "tau = 0.01": _without(ponder_weight=0.01),
 }
+WAITING_VARIANTS = ["the recipe", "with the round signal", "no halting noise"]
 
 
 # name -> (function, keyword arguments); tests/test_studies.py runs each one tiny and
@@ -103,22 +134,25 @@ STUDIES = {
             "stop_at_exact": None,
         },
     ),
-    "halting": (
+    "recipe": (
         act_runs,
         {
-            "variants": {
-                name: {"model_options": HALTING_BASE | options}
-                for name, options in HALTING_VARIANTS.items()
-            },
+            "variants": RECIPE_VARIANTS,
             "seeds": [0, 1, 2],
             "widths": (8, 16, 32, 64),
             "max_steps": twice_width_plus_one,
             "n_sums": 500,
             "long_chains": 200,
             "extra_columns": ("halted before the carry",),
-            "ponder_weight": 0.1,
-            "chain_share": 0.25,
-            "stop_at_exact": None,
+        },
+    ),
+    "waiting": (
+        waiting_runs,
+        {
+            "variants": {name: RECIPE_VARIANTS[name] for name in WAITING_VARIANTS},
+            "seeds": [0, 1, 2],
+            "widths": (8, 32),
+            "n_sums": 300,
         },
     ),
 }

@@ -23,7 +23,7 @@ def _studies():
 
 
 STUDIES = _studies()
-READ_BY_THE_BOOK = ["tau", "warmup", "positions"]  # Chapter 6 reads these tables
+READ_BY_THE_BOOK = ["tau", "warmup", "positions", "length", "waiting", "recipe"]
 COMMITTED = [
     n for n in STUDIES.STUDIES if (ROOT / "book" / "data" / f"act_{n}.csv").exists()
 ]

@@ -32,14 +32,26 @@ def test_local_mask_lets_each_position_see_itself_and_the_window_below():
 
 
 @pytest.mark.parametrize(
-    ("position", "inject"),
-    [("sinusoid", False), ("relative", False), ("none", True), ("relative", True)],
+    ("position", "inject", "floor"),
+    [
+        ("sinusoid", False, False),
+        ("relative", False, False),
+        ("none", True, False),
+        ("relative", True, False),
+        ("none", True, True),
+    ],
 )
-def test_local_attention_is_local(position, inject):
+def test_local_attention_is_local(position, inject, floor):
     """With window 1 and r rounds, bit j can only influence positions j .. j + r."""
     torch.manual_seed(0)
     model = UniversalTransformer(
-        d_model=16, n_heads=2, d_ff=32, window=1, position=position, inject=inject
+        d_model=16,
+        n_heads=2,
+        d_ff=32,
+        window=1,
+        position=position,
+        inject=inject,
+        floor=floor,
     ).eval()
     if model.relative is not None:
         with torch.no_grad():
@@ -241,3 +253,34 @@ def test_without_the_round_signal_every_round_gets_the_same_signal():
     first, later = model.signal(5, 0, "cpu"), model.signal(5, 7, "cpu")
     assert torch.equal(first, later)
     assert torch.equal(first, sinusoid(torch.arange(5), 8))  # the position part stays
+
+
+@pytest.mark.parametrize("act", [False, True])
+def test_without_a_floor_bit_0_and_a_bit_above_its_twin_look_the_same(act):
+    """Softmax attention averages its keys, so a window holding one state, {s}, and one
+    holding two equal states, {s, s}, give the same output. Bit 0 sees only itself, so
+    with no position signal 1 + 1 at bit 0 (carry in 0) and 1 + 1 above it (carry in
+    1) stay identical in every round; the floor (a 0 + 0 bit under bit 0) tells them
+    apart, and leaves the output shapes as they were."""
+    bits = torch.ones(1, 2, 2)  # (B, n, 2): 11 + 11
+    outs = {}
+    for floor in (False, True):
+        torch.manual_seed(0)
+        model = UniversalTransformer(
+            d_model=16,
+            n_heads=2,
+            d_ff=32,
+            window=1,
+            position="none",
+            inject=True,
+            act=act,
+            floor=floor,
+        ).eval()
+        outs[floor] = model(bits, 4)
+    same = outs[False].logits[..., 0] - outs[False].logits[..., 1]
+    assert same.abs().max() < 1e-6
+    assert (outs[True].logits[..., 0] - outs[True].logits[..., 1]).abs().max() > 1e-3
+    assert outs[True].logits.shape == outs[False].logits.shape
+    if act:
+        assert outs[True].steps.shape == outs[False].steps.shape == (1, 2)
+        assert outs[True].halting.shape[1:] == (1, 2)

@@ -98,6 +98,17 @@ def test_halting_player_leaves_the_callers_array_alone():
     assert h.tolist() == [0.1, 0.3, 0.0, 0.5]
 
 
+def test_readable_reads_the_top_level_of_two_level_columns():
+    import pandas as pd
+
+    from recur.show import readable
+
+    table = pd.DataFrame({("exact", 8): [0.9995], ("steps", 8): [1.234]})
+    out = readable(table, percent=("exact",))
+    assert out[("exact", 8)].tolist() == ["99.9%"]
+    assert out[("steps", 8)].tolist() == ["1.23"]
+
+
 def test_length_study_draws_every_variant_in_its_own_colour():
     import pandas as pd
 

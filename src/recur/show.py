@@ -19,12 +19,13 @@ def readable(
 ) -> pd.DataFrame:
     """``table`` as a reader wants it: the ``percent`` columns (fractions) as per cent,
     cut (not rounded) to one decimal so that only a perfect score reads 100.0%; other
-    float columns rounded to ``decimals``; missing values shown as "–". Returns
+    float columns rounded to ``decimals``; missing values shown as "–". With two
+    levels of columns (as after ``unstack``), the top level names the column. Returns
     strings; the numbers stay in ``table``."""
     out = table.copy()
     for name in out.columns:
         column = out[name]
-        if name in percent:
+        if (name[0] if isinstance(name, tuple) else name) in percent:
             out[name] = column.map(_percent)
         elif pd.api.types.is_float_dtype(column):
             out[name] = column.map(lambda x: "–" if pd.isna(x) else f"{x:.{decimals}f}")

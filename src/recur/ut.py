@@ -112,6 +112,7 @@ class UniversalTransformer(nn.Module):
         inject: bool = False,
         round_signal: bool = True,
         halt_noise: float = 0.0,
+        floor: bool = False,
     ):
         super().__init__()
         if d_model % 2 or d_model % n_heads:
@@ -127,6 +128,7 @@ class UniversalTransformer(nn.Module):
         self.position, self.position_offsets = position, position_offsets
         self.inject = inject  # re-feed the embedded bits before every round
         self.round_signal = round_signal  # False: no timestep part in P^t
+        self.floor = floor  # True: a 0 + 0 bit under bit 0, read out by no one
         self.offset = 0  # the shift of the position signal in the current forward pass
         self.window, self.max_rounds = window, max_rounds
         self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
@@ -191,6 +193,9 @@ class UniversalTransformer(nn.Module):
         check_rounds(n_rounds)
         if n_rounds > self.max_rounds and self.timestep is not None:
             raise ValueError(f"the learned timestep table has {self.max_rounds} rounds")
+        if self.floor:  # bit 0 then sees two keys, like every other position
+            bits = nn.functional.pad(bits, (0, 0, 1, 0))  # (B, 1 + n, 2)
+        real = slice(1, None) if self.floor else slice(None)  # the positions asked for
         embedded = self.embed(bits)  # (B, n, d)
         problem = embedded if self.inject else None
         state = torch.zeros_like(embedded) if self.inject else embedded  # H^0
@@ -201,13 +206,14 @@ class UniversalTransformer(nn.Module):
         if self.act:
             result = act_loop(step, state, self.halting, n_rounds, self.act_eps)
             logits = self.readout(result.output).squeeze(-1)[None]  # (1, B, n)
-            aux = self.ponder_weight * result.ponder.mean()
-            return Unroll(logits, aux, result.n_updates, result.halting)
+            aux = self.ponder_weight * result.ponder[:, real].mean()
+            steps, halting = result.n_updates[:, real], result.halting[..., real]
+            return Unroll(logits[..., real], aux, steps, halting)
         logits = []
         for t in range(n_rounds):
             state = step(state, t)  # (B, n, d)
             logits.append(self.readout(state).squeeze(-1))  # (B, n)
-        return Unroll(torch.stack(logits), bits.new_zeros(()))  # (R, B, n)
+        return Unroll(torch.stack(logits)[..., real], bits.new_zeros(()))  # (R, B, n)
 
 
 def count_parameters(d_model: int = 512, d_ff: int = 2048, n_layers: int = 12) -> dict:
