@@ -82,8 +82,14 @@ def browser():
 def page(browser, site):
     """A fresh tab that may only reach the local server: the book works offline."""
     tab = browser.new_page()
-    tab.errors = []
+    tab.errors = []  # uncaught exceptions and console errors (failed loads included)
     tab.on("pageerror", lambda exc: tab.errors.append(str(exc)))
+    tab.on(
+        "console",
+        lambda msg: tab.errors.append(f"console: {msg.text}")
+        if msg.type == "error"
+        else None,
+    )
     tab.route(
         "**/*",
         lambda route: (

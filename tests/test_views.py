@@ -162,3 +162,20 @@ def test_waiting_plot_sums_the_means():
     left, right = fig.axes
     assert list(left.lines[0].get_ydata()) == [0.1, 0.2, 0.4]
     assert list(right.lines[0].get_ydata()) == pytest.approx([0.1, 0.3, 0.7])
+
+
+def test_ponder_plot_draws_the_least_squares_lines():
+    """The caption promises fitted lines: one dashed line per model, through the fit."""
+    import pandas as pd
+
+    from recur.plots import plot_ponder_vs_distance
+
+    table = pd.DataFrame(
+        {"mean": [1.0, 1.0, 2.0], "std": [0.0, 0.1, 0.2], "count": [5, 4, 3]},
+        index=pd.Index([0, 1, 2], name="carry distance"),
+    )
+    fig = plot_ponder_vs_distance({"a": (table, 0.5, 0.8), "b": (table, 1.0, 0.0)})
+    dashed = [line for line in fig.axes[0].lines if line.get_linestyle() == "--"]
+    assert len(dashed) == 2
+    assert list(dashed[0].get_ydata()) == [0.8, 0.5 * 2 + 0.8]
+    assert list(dashed[1].get_ydata()) == [0.0, 2.0]

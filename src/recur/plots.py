@@ -443,17 +443,24 @@ def plot_ponder_map(
 
 
 def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
-    """Mean ACT steps (± std) against carry distance, one line per model."""
+    """Mean ACT steps (± std) against carry distance, one colour per model: the means
+    as dots with error bars, the least-squares line over all positions dashed."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    for name, (table, slope, intercept) in tables.items():
+    colors = variant_colors(len(tables))
+    for (name, (table, slope, intercept)), color in zip(
+        tables.items(), colors, strict=True
+    ):
         ax.errorbar(
             table.index,
             table["mean"],
             yerr=table["std"],
-            fmt="o-",
+            fmt="o",
+            color=color,
             capsize=3,
             label=f"{name}: fit {slope:.2f}·d + {intercept:.2f}",
         )
+        d = np.array([0, table.index.max()])
+        ax.plot(d, slope * d + intercept, "--", color=color, lw=1)
     top = max(t.index.max() for t, _, _ in tables.values())
     fewest = [1, *range(1, top + 1)]  # max(1, d): a local window of one, d = 0..top
     ax.plot(range(top + 1), fewest, "k:", lw=1, label="fewest possible (local)")
