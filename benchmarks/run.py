@@ -153,28 +153,23 @@ def _seconds_to(history, share: float) -> float:
 
 
 def bench_act_ut() -> None:
-    """Chapter 6's model (``BOOK_ACT``), three seeds, trained only on sums of at most 8
-    bits: seconds to 99% held-out exact match (first check at or above it, median) and
-    to all 10,000 held-out pairs (where training stops, median); then exact match on
-    1,000 fresh random sums and 200 fresh long-chain sums of 8 to 64 bits with the cap
-    at 2 (n + 1) (the minimum over seeds), and the mean steps beyond the carry at 8
-    bits (the largest over seeds)."""
-    seconds, tables = [], []
+    """Chapter 6's model (``BOOK_ACT``: 800 steps), three seeds, trained only on sums of
+    at most 8 bits: seconds of the whole training, and seconds until a held-out check
+    (1,000-pair screen or all 10,000 pairs) first reached 99% (medians); then exact
+    match on 1,000 fresh random sums and 200 fresh long-chain sums of 8 to 64 bits with
+    the cap at 2 (n + 1) (the minimum over seeds), and the mean steps beyond the carry
+    at 8 bits (the largest over seeds)."""
+    to_99, total, tables = [], [], []
     for seed in range(3):
         model, run = train_ut(**BOOK_ACT, seed=seed, progress=False, device="cpu")
-        seconds.append((_seconds_to(run.history, 0.99), run.seconds_to_target))
+        to_99.append(_seconds_to(run.history, 0.99))
+        total.append(run.seconds)
         widths = [8, 16, 32, 64]
         tables.append(
             act_length_table(model, widths, 1000, twice_width_plus_one, 99, 200)
         )
-    done = [full for _, full in seconds if full is not None]
-    emit("act_ut_runs_reaching_100pct", len(done), "of 3 seeds")
-    emit("act_ut_seconds_to_99_8bit", statistics.median(s for s, _ in seconds), "s")
-    emit(
-        "act_ut_seconds_to_100_8bit",
-        statistics.median(done) if done else float("nan"),
-        "s, all 10,000 held-out pairs",
-    )
+    emit("act_ut_seconds_to_99_8bit", statistics.median(to_99), "s, median of 3 seeds")
+    emit("act_ut_training_seconds", statistics.median(total), "s, 800 steps, median")
     for n_bits in (8, 16, 32, 64):
         for column, name in (("exact", ""), ("exact, long chains", "_long_chains")):
             worst = min(float(t.loc[n_bits, column]) for t in tables)
@@ -184,7 +179,7 @@ def bench_act_ut() -> None:
 
 
 def bench_chapters(names: list[str]) -> None:
-    for path in sorted(BOOK.glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted(BOOK.glob("*.ipynb")):
         if names and path.stem not in names:
             continue
         nb = nbformat.read(path, as_version=4)

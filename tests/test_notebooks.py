@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
-NOTEBOOKS = sorted(BOOK.glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
 CHECK = "# NBVAL_CHECK_OUTPUT"
 
 
