@@ -106,3 +106,27 @@ def test_chapter_5_shows_no_sliders_whose_numbers_cannot_update():
 
     page_html = (HTML / "book" / "05_act.html").read_text()
     assert "widget-view+json" not in page_html
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_display_maths_fits_the_page_at_desktop_width(page, site, name):
+    """No equation wider than the text column at 1280 px (issue 9: Chapter 1's
+    annotations were cut off). Screenshots at phone width (420 px) go next to the
+    desktop ones for a reader to look at."""
+    open_page(page, site, name)
+    if page.locator("article mjx-container[display='true']").count():
+        page.wait_for_function(
+            "() => !document.querySelector('article .math:not(:has(mjx-container))')",
+            timeout=15000,
+        )
+    too_wide = page.eval_on_selector_all(
+        "article mjx-container[display='true']",
+        "els => els.filter(e => e.scrollWidth > e.parentElement.clientWidth + 1)"
+        ".map(e => e.textContent.slice(0, 60))",
+    )
+    assert not too_wide, too_wide
+    page.set_viewport_size({"width": 420, "height": 900})
+    page.wait_for_timeout(300)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    phone = f"{name.replace('/', '_')}.420px.png"
+    page.screenshot(path=str(SHOTS / phone), full_page=True)
