@@ -15,6 +15,7 @@ from recur.experiments import (
     _once_right_stays_right,
     ablation_summary,
     chain_experiment,
+    exact_by_round_and_width,
     exact_by_width,
     injection_ablation,
     length_generalization,
@@ -131,6 +132,20 @@ def test_length_generalization_reads_the_named_round():
     assert table["rounds: half"].tolist() == [4, 8]  # round(4.5) = 4, round(8.5) = 8
     assert table["exact: width + 1"].tolist() == [1.0, 1.0]
     assert table["exact: half"].tolist() == [0.0, 0.0]
+
+
+def test_exact_by_round_and_width_by_hand():
+    """Right only after round n + 1: each width's curve is 0 until its last round, 1
+    there; the longest chain is the largest ripple distance in the same sample."""
+    model = Scripted(lambda positions: {positions})
+    curves, longest = exact_by_round_and_width(model, {4: 20, 8: 20}, seed=3)
+    for n_bits in (4, 8):
+        exact = curves[curves["bits"] == n_bits].set_index("round")["exact"]
+        assert exact.index.tolist() == list(range(1, n_bits + 2))
+        assert exact.tolist() == [0.0] * n_bits + [1.0]
+        batch = random_batch(20, n_bits, seed=3 + n_bits)
+        chains = [_ripple_distance(a, b, n_bits + 1) for a, b in _ints(batch.bits)]
+        assert longest[n_bits] == max(max(c) for c in chains)
 
 
 def _ablation_table(factor: int) -> pd.DataFrame:

@@ -4,6 +4,7 @@ in the widget instead of raising."""
 from __future__ import annotations
 
 import matplotlib
+import pytest
 
 matplotlib.use("Agg")
 
@@ -150,7 +151,6 @@ def test_length_study_panels_and_reference():
 
 def test_waiting_plot_sums_the_means():
     import pandas as pd
-    import pytest
 
     from recur.plots import plot_waiting_halting
 
@@ -179,3 +179,44 @@ def test_ponder_plot_draws_the_least_squares_lines():
     assert len(dashed) == 2
     assert list(dashed[0].get_ydata()) == [0.8, 0.5 * 2 + 0.8]
     assert list(dashed[1].get_ydata()) == [0.0, 2.0]
+
+
+def test_machine_diagrams_draw_one_node_per_position_and_round():
+    from matplotlib.patches import Circle
+
+    from recur.diagrams import draw_act_ut, draw_local_cell, draw_ut_unrolled
+
+    def circles(fig):
+        return [p for p in fig.axes[0].patches if isinstance(p, Circle)]
+
+    assert len(circles(draw_local_cell(4, 3))) == 4 * (3 + 1)
+    act = draw_act_ut((1, 3, 2))
+    nodes = circles(act)
+    assert len(nodes) == 3 * (3 + 1)
+    grey = [c for c in nodes if c.get_facecolor()[:3] != nodes[0].get_facecolor()[:3]]
+    assert len(grey) == (3 - 1) + (3 - 2)  # rounds after each position halted
+    texts = [t.get_text() for t in draw_ut_unrolled(3).axes[0].texts]
+    assert sum("self-attention" in t for t in texts) == 3
+    with pytest.raises(ValueError, match="at least one step"):
+        draw_act_ut((0, 2))
+
+
+def test_rounds_by_width_marks_each_longest_chain():
+    import pandas as pd
+
+    from recur.plots import plot_rounds_by_width
+
+    curves = pd.DataFrame(
+        {
+            "bits": [4] * 5 + [8] * 9,
+            "round": [*range(1, 6), *range(1, 10)],
+            "exact": [0.0] * 14,
+        }
+    )
+    fig = plot_rounds_by_width(curves, {4: 3, 8: 5})
+    ax = fig.axes[0]
+    solid = [line for line in ax.lines if line.get_linestyle() == "-"]
+    dotted = [line for line in ax.lines if line.get_linestyle() == ":"]
+    assert [line.get_label() for line in solid] == ["4 bits", "8 bits"]
+    assert [line.get_xdata()[0] for line in dotted] == [3, 5]
+    assert [d.get_color() for d in dotted] == [s.get_color() for s in solid]

@@ -567,3 +567,24 @@ def plot_waiting_halting(
     left.set_ylim(-0.02, 1.02)
     left.legend(frameon=False, fontsize=8)
     return _done(fig)
+
+
+def plot_rounds_by_width(curves: pd.DataFrame, longest: dict[int, int]) -> plt.Figure:
+    """Chapter 2's headline: exact match after each round (log-2 axis) for each width
+    (from ``exact_by_round_and_width``), with the longest carry chain of each width's
+    sample as a dotted line in the same colour: the rule needs exactly that many."""
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    widths = sorted(curves["bits"].unique())
+    for n_bits, color in zip(widths, variant_colors(len(widths)), strict=True):
+        one = curves[curves["bits"] == n_bits]
+        ax.plot(one["round"], one["exact"], "-", color=color, label=f"{n_bits} bits")
+        ax.axvline(longest[n_bits], color=color, ls=":", lw=1.2)
+    ax.set_xscale("log", base=2)
+    ticks = [2**k for k in range(0, int(np.log2(curves["round"].max())) + 1)]
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.set_xlabel("rounds run (dotted: the longest carry chain in that sample)")
+    ax.set_ylabel("exact match")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=9, loc="lower right")
+    return _done(fig)

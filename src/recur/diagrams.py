@@ -1,0 +1,194 @@
+"""Pictures of the machines the book builds, drawn by code (no image files): the local
+cell unrolled over positions and rounds (Chapter 2), the Universal Transformer block
+unrolled over rounds (Chapter 4), and the ACT Universal Transformer with a halting unit
+at every position (Chapter 6). Each function returns a closed matplotlib figure."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import Circle, FancyBboxPatch
+
+STATE, PROBLEM, SHARED, HALTED = "#dbe8f5", "#fde3c8", "#e3f1e3", "#eeeeee"
+EDGE = "#555555"
+TEXT = 9  # points: legible at the page's width
+
+
+def _done(fig: plt.Figure) -> plt.Figure:
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def _arrow(ax, start, end, color=EDGE, lw=1.0) -> None:
+    ax.annotate(
+        "",
+        xy=end,
+        xytext=start,
+        arrowprops=dict(arrowstyle="->", color=color, lw=lw, shrinkA=0, shrinkB=0),
+    )
+
+
+def _node(ax, x, y, text, color=STATE, radius=0.3) -> None:
+    ax.add_patch(Circle((x, y), radius, facecolor=color, edgecolor=EDGE))
+    ax.text(x, y, text, ha="center", va="center", fontsize=TEXT)
+
+
+def _box(ax, x, y, w, h, text, color) -> None:
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - w / 2, y - h / 2),
+            w,
+            h,
+            boxstyle="round,pad=0.03",
+            facecolor=color,
+            edgecolor=EDGE,
+        )
+    )
+    ax.text(x, y, text, ha="center", va="center", fontsize=TEXT)
+
+
+def _check(n_positions: int, n_rounds: int) -> None:
+    if n_positions < 2 or n_rounds < 1:
+        raise ValueError(
+            f"need >= 2 positions and >= 1 round, got {n_positions} and {n_rounds}"
+        )
+
+
+def draw_local_cell(n_positions: int = 4, n_rounds: int = 3) -> plt.Figure:
+    """Chapter 2's cell unrolled: a grid of states s_r at bit i (columns: bits, most
+    significant on the left as the sums are written; rows: rounds). Each state of round
+    r + 1 is F of its own state and the state of the bit below in round r, plus the
+    problem's two bits (injection): one F, shared by every node."""
+    _check(n_positions, n_rounds)
+    fig, ax = plt.subplots(figsize=(1.5 * n_positions + 2.2, 1.1 * n_rounds + 2.0))
+    x = {i: 1.5 * (n_positions - 1 - i) for i in range(n_positions)}  # bit 0 right
+    for i in range(n_positions):
+        _box(ax, x[i], -0.9, 0.9, 0.45, f"$a_{i}, b_{i}$", PROBLEM)
+        for r in range(n_rounds + 1):
+            _node(ax, x[i], 1.1 * r, f"$s_{r}$")
+            if r:
+                _arrow(ax, (x[i], 1.1 * (r - 1) + 0.3), (x[i], 1.1 * r - 0.3))
+                if i:  # the bit below is to the right
+                    _arrow(
+                        ax,
+                        (x[i - 1] - 0.25, 1.1 * (r - 1) + 0.18),
+                        (x[i] + 0.25, 1.1 * r - 0.18),
+                    )
+        ax.text(x[i], -1.45, f"bit {i}", ha="center", fontsize=TEXT)
+    for r in range(1, n_rounds + 1):
+        ax.text(
+            x[n_positions - 1] - 1.0,
+            1.1 * r,
+            f"round {r}",
+            ha="right",
+            va="center",
+            fontsize=TEXT,
+        )
+    ax.text(
+        x[n_positions - 1] - 1.0, 0, "start", ha="right", va="center", fontsize=TEXT
+    )
+    ax.text(
+        (x[0] + x[n_positions - 1]) / 2,
+        1.1 * n_rounds + 0.65,
+        "each node is F(own state, state of the bit below, the bits): one F for all",
+        ha="center",
+        fontsize=TEXT,
+    )
+    ax.set_xlim(x[n_positions - 1] - 2.4, x[0] + 1.2)
+    ax.set_ylim(-1.7, 1.1 * n_rounds + 0.9)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return _done(fig)
+
+
+def draw_ut_unrolled(n_rounds: int = 3) -> plt.Figure:
+    """Chapter 4's Universal Transformer unrolled over rounds: the states H^0, H^1, ...
+    (all positions at once), one block of self-attention and transition with the same
+    weights in every round, and the position-and-round signal P^t added before each."""
+    if n_rounds < 1:
+        raise ValueError(f"need >= 1 round, got {n_rounds}")
+    fig, ax = plt.subplots(figsize=(2.6 * n_rounds + 1.8, 3.0))
+    for t in range(n_rounds + 1):
+        _box(ax, 2.6 * t, 0, 1.0, 0.8, f"$H^{{{t}}}$\n(all bits)", STATE)
+        if t:
+            mid = 2.6 * t - 1.3
+            _box(ax, mid, 0, 1.25, 0.95, "self-attention\n+ transition", SHARED)
+            _arrow(ax, (2.6 * (t - 1) + 0.5, 0), (mid - 0.63, 0))
+            _arrow(ax, (mid + 0.63, 0), (2.6 * t - 0.5, 0))
+            ax.text(mid, 1.05, f"$+P^{{{t}}}$", ha="center", fontsize=TEXT)
+            _arrow(ax, (mid, 0.92), (mid, 0.5))
+    ax.text(0, -0.85, "embedded bits", ha="center", fontsize=TEXT)
+    ax.text(
+        1.3 * n_rounds,
+        -1.15,
+        "one set of weights, shared by every round (green); $P^t$ says where and when",
+        ha="center",
+        fontsize=TEXT,
+    )
+    ax.set_xlim(-0.8, 2.6 * n_rounds + 0.8)
+    ax.set_ylim(-1.4, 1.4)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return _done(fig)
+
+
+def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
+    """Chapter 6's ACT Universal Transformer: one column per bit (bit 0 on the right),
+    one row per round. After each round a halting unit h reads each running position's
+    state; a position that halted (after ``steps[i]`` rounds) is copied unchanged,
+    drawn grey, while the others go on. Local attention: each state reads its own and
+    the one below."""
+    n_positions, n_rounds = len(steps), max(steps, default=0)
+    _check(n_positions, n_rounds)
+    if min(steps) < 1:
+        raise ValueError(f"every position runs at least one step, got {steps}")
+    fig, ax = plt.subplots(figsize=(1.7 * n_positions + 2.4, 1.2 * n_rounds + 2.0))
+    x = {i: 1.7 * (n_positions - 1 - i) for i in range(n_positions)}
+    for i, n_steps in enumerate(steps):
+        _box(ax, x[i], -0.9, 0.9, 0.45, f"$a_{i}, b_{i}$", PROBLEM)
+        ax.text(x[i], -1.45, f"bit {i}: N = {n_steps}", ha="center", fontsize=TEXT)
+        for r in range(n_rounds + 1):
+            running = r <= n_steps
+            _node(ax, x[i], 1.2 * r, "" if r else "$s_0$", STATE if running else HALTED)
+            if r and running:
+                _arrow(ax, (x[i], 1.2 * (r - 1) + 0.3), (x[i], 1.2 * r - 0.3))
+                if i:  # the bit below, to the right
+                    _arrow(
+                        ax,
+                        (x[i - 1] - 0.25, 1.2 * (r - 1) + 0.18),
+                        (x[i] + 0.25, 1.2 * r - 0.18),
+                    )
+                ax.text(
+                    x[i] + 0.36, 1.2 * r + 0.12, "h", fontsize=TEXT, color="#8e44ad"
+                )
+            if r and r == n_steps + 1:
+                ax.text(
+                    x[i],
+                    1.2 * r,
+                    "copy",
+                    ha="center",
+                    va="center",
+                    fontsize=TEXT - 1,
+                    color="#777",
+                )
+    for r in range(1, n_rounds + 1):
+        ax.text(
+            x[n_positions - 1] - 0.9,
+            1.2 * r,
+            f"round {r}",
+            ha="right",
+            va="center",
+            fontsize=TEXT,
+        )
+    ax.text(
+        (x[0] + x[n_positions - 1]) / 2,
+        1.2 * n_rounds + 0.7,
+        "h: a halting unit per position after every round; grey: halted, state copied",
+        ha="center",
+        fontsize=TEXT,
+    )
+    ax.set_xlim(x[n_positions - 1] - 2.3, x[0] + 1.0)
+    ax.set_ylim(-1.7, 1.2 * n_rounds + 1.0)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return _done(fig)
