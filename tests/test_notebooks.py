@@ -83,8 +83,8 @@ def test_every_glue_reference_is_glued():
 
 
 def _glue_prefixes(code: str) -> set[str]:
-    prefixes = set(re.findall(r'f"([a-z_]*)\{', code))  # f-string keys
-    prefixes |= {p + "_" for p in re.findall(r'glue_values\(f?"([a-z_]*)', code)}
+    prefixes = set(re.findall(r'f"([a-z0-9_]*)\{', code))  # f-string keys
+    prefixes |= {p + "_" for p in re.findall(r'glue_values\(f?"([a-z0-9_]*)', code)}
     prefixes |= {word + "_" for word in re.findall(r'"([a-z]+)"', code)}  # loop keys
     return {p for p in prefixes if p}
 
@@ -93,3 +93,18 @@ def test_chapter_6_trains_the_book_model():
     """Issue 10: ``train_ut(**BOOK_ACT, seed=s)`` is exactly what Chapter 6 trains."""
     code = "".join("".join(c["source"]) for c in code_cells(BOOK / "06_act_ut.ipynb"))
     assert "train_ut(**BOOK_ACT, seed=0)" in code
+
+
+PLAYERS = re.compile(r"\b(trace_player|carry_explorer|learned_explorer|halting_player)\(")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_player_comes_with_a_predict_prompt(path):
+    """Issue 9: next to every player and explorer, the reader is asked to predict first."""
+    cells = json.loads(path.read_text())["cells"]
+    for k, cell in enumerate(cells):
+        source = "".join(cell["source"])
+        if cell["cell_type"] != "code" or not PLAYERS.search(source):
+            continue
+        before = "".join(cells[k - 1]["source"]) if k else ""
+        assert "Predict" in before, f"no prompt before: {source[:60]}"
