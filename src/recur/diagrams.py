@@ -168,7 +168,7 @@ def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
                     "copy",
                     ha="center",
                     va="center",
-                    fontsize=TEXT - 1,
+                    fontsize=TEXT,
                     color="#777",
                 )
     for r in range(1, n_rounds + 1):

@@ -77,7 +77,7 @@ def draw_round(trace: CarryTrace, r: int, ax: plt.Axes) -> None:
     ax.set_xticks(
         np.arange(n + 1) + 0.5,
         ["out"] + [str(k) for k in range(n - 1, -1, -1)],
-        fontsize=8,
+        fontsize=9,
     )
     ax.set_aspect("equal")
     ax.set_xlim(0, n + 1)
@@ -151,7 +151,7 @@ def plot_chain_growth(growth: ChainGrowth) -> plt.Figure:
         color=COLORS["chain"],
         label=f"fit: {growth.fit_text}",
     )
-    ax.set_xticks(log_n, [f"{n}" for n in stats.index], fontsize=8)
+    ax.set_xticks(log_n, [f"{n}" for n in stats.index], fontsize=9)
     ax.set_xlabel("width n in bits (log scale)")
     ax.set_ylabel("longest carry chain = rounds needed")
     ax.legend(frameon=False, fontsize=9)
@@ -225,7 +225,7 @@ def plot_chain_experiment(runs: list) -> plt.Figure:
         )
     right.set_xlabel("longest carry chain")
     right.set_ylabel("first round with all sums right")
-    right.legend(frameon=False, fontsize=8)
+    right.legend(frameon=False, fontsize=9)
     right.grid(alpha=0.3)
     return _done(fig)
 
@@ -264,7 +264,7 @@ def plot_ablation(table: pd.DataFrame) -> plt.Figure:
         ax.set_xlabel("rounds at test time")
         ax.set_ylabel("exact match")
         ax.grid(alpha=0.3)
-    axes[0][-1].legend(frameon=False, fontsize=8, loc="center right")
+    axes[0][-1].legend(frameon=False, fontsize=9, loc="center right")
     return _done(fig)
 
 
@@ -312,8 +312,8 @@ def plot_two_axes(n_steps: int = 4) -> plt.Figure:
         if k:
             _arrow(ax, (2 * k - 1.42, 1.6), (2 * k - 0.58, 1.6))
             _arrow(ax, (2 * k - 1.42, 0), (2 * k - 0.58, 0))
-            ax.text(2 * k - 1, 1.72, "cell", ha="center", fontsize=8)
-            ax.text(2 * k - 1, 0.12, "same F", ha="center", fontsize=8)
+            ax.text(2 * k - 1, 1.72, "cell", ha="center", fontsize=9)
+            ax.text(2 * k - 1, 0.12, "same F", ha="center", fontsize=9)
             _arrow(ax, (2 * (n_steps - 1) / 2, -0.8), (2 * k, -0.32), lw=0.6)
     ax.text(
         2 * (n_steps - 1) / 2,
@@ -372,7 +372,7 @@ def draw_halting(h: np.ndarray, eps: float, ax: plt.Axes) -> None:
         fontsize=10,
         loc="left",
     )
-    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    ax.legend(frameon=False, fontsize=9, loc="upper left")
 
 
 def plot_halting(h, eps: float = 0.01) -> plt.Figure:
@@ -430,10 +430,10 @@ def plot_ponder_map(
     for ax, data, title, cmap in panels:
         image = ax.imshow(data[:, ::-1], cmap=cmap, aspect="auto")
         for (row, col), value in np.ndenumerate(data[:, ::-1]):
-            ax.text(col, row, f"{value:.0f}", ha="center", va="center", fontsize=7)
+            ax.text(col, row, f"{value:.0f}", ha="center", va="center", fontsize=9)
         n = data.shape[1]
         ax.set_xticks(
-            range(n), ["out"] + [str(k) for k in range(n - 2, -1, -1)], fontsize=7
+            range(n), ["out"] + [str(k) for k in range(n - 2, -1, -1)], fontsize=9
         )
         ax.set_title(title, fontsize=10, loc="left")
         ax.set_xlabel("bit position")
@@ -466,7 +466,7 @@ def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
     ax.plot(range(top + 1), fewest, "k:", lw=1, label="fewest possible (local)")
     ax.set_xlabel("carry distance d into the position")
     ax.set_ylabel("ACT steps at that position")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=9)
     ax.grid(alpha=0.3)
     return _done(fig)
 
@@ -482,7 +482,7 @@ def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:
     for ax in (left, right):
         ax.set_xlabel("time penalty τ")
         ax.grid(alpha=0.3)
-        ax.legend(frameon=False, fontsize=8)
+        ax.legend(frameon=False, fontsize=9)
     return _done(fig)
 
 
@@ -523,7 +523,7 @@ def plot_length_study(
             )
         ax.axvline(trained_bits, color="k", ls=":", lw=1)
         ax.text(
-            trained_bits * 1.03, 0.03, f"trained up to {trained_bits} bits", fontsize=8
+            trained_bits * 1.03, 0.03, f"trained up to {trained_bits} bits", fontsize=9
         )
         if widths[-1] >= 4 * widths[0]:
             ax.set_xscale("log", base=2)
@@ -533,7 +533,7 @@ def plot_length_study(
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("exact match (mean over seeds)")
-    axes[0][-1].legend(frameon=False, fontsize=8)
+    axes[0][-1].legend(frameon=False, fontsize=9)
     return _done(fig)
 
 
@@ -557,15 +557,15 @@ def plot_waiting_halting(
         trained_bits + 0.2,
         0.9,
         f"longest wait in\ntraining: {trained_bits}",
-        fontsize=8,
+        fontsize=9,
         va="top",
     )
     right.axhline(0.99, color="k", ls="--", lw=1)
-    right.text(1, 1.03, "1 - eps: halt", fontsize=8)
+    right.text(1, 1.03, "1 - eps: halt", fontsize=9)
     left.set_ylabel("mean $h_n$ while waiting")
     right.set_ylabel("running sum of the means")
     left.set_ylim(-0.02, 1.02)
-    left.legend(frameon=False, fontsize=8)
+    left.legend(frameon=False, fontsize=9)
     return _done(fig)
 
 
