@@ -28,6 +28,8 @@ from recur.ut_experiments import (
     act_length_table,
     halting_while_waiting,
     ponder_by_position,
+    ponder_summary,
+    ponder_vs_distance,
 )
 
 
@@ -73,11 +75,12 @@ def _ripple_distance(a: int, b: int, n: int) -> list[int]:
 
 class Scripted(nn.Module):
     """Right after the rounds in ``right_at(n_positions)``, wrong (every bit flipped)
-    after the others. With ``act``: one readout, and ACT steps = carry distance + 2."""
+    after the others. With ``act``: one readout, and ACT steps = carry distance + 2
+    (or ``at_zero`` steps where the distance is 0, if given)."""
 
-    def __init__(self, right_at=lambda n: set(), act: bool = False):
+    def __init__(self, right_at=lambda n: set(), act: bool = False, at_zero=None):
         super().__init__()
-        self.right_at, self.act = right_at, act
+        self.right_at, self.act, self.at_zero = right_at, act, at_zero
         self.dummy = nn.Parameter(torch.zeros(()))
 
     def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
@@ -86,6 +89,8 @@ class Scripted(nn.Module):
             n = bits.shape[1]
             steps = [_ripple_distance(a, b, n) for a, b in _ints(bits)]
             steps = torch.tensor(steps).float() + 2  # (B, n)
+            if self.at_zero is not None:
+                steps[steps == 2] = float(self.at_zero)
             rounds = torch.arange(1, int(steps.max()) + 1)[:, None, None]  # (M, 1, 1)
             h = rounds / 100 + torch.arange(n) / 1000  # (M, 1, n): k/100 + i/1000
             h = h.expand(-1, bits.shape[0], -1)  # (M, B, n)
@@ -284,6 +289,23 @@ def test_steps_beyond_the_carry_is_steps_minus_distance():
         assert table.loc[n_bits, "mean steps"] == pytest.approx(np.mean(d) + 2)
         assert table.loc[n_bits, "longest chain"] == np.max(d)
     assert table["exact"].tolist() == [1.0, 1.0]
+
+
+def test_ponder_fit_and_summary_by_hand():
+    """Scripted steps are d + 2 where a carry arrives and 7 where none does: over the
+    positions with a carry the line is exactly steps = d + 2, and every margin over d
+    (at d >= 1) is 2; d = 0 shows up only as d0. Counts match Python's own ripple."""
+    batch = random_batch(80, 8, seed=6)
+    model = Scripted(act=True, at_zero=7)
+    table, slope, intercept = ponder_vs_distance(model, batch, 20)
+    assert slope == pytest.approx(1.0) and intercept == pytest.approx(2.0)
+    summary = ponder_summary(table)
+    assert summary["margin_min"] == pytest.approx(2.0)
+    assert summary["margin_max"] == pytest.approx(2.0)
+    assert summary["d0"] == pytest.approx(7.0) and summary["d1"] == pytest.approx(3.0)
+    d = [x for a, b in _ints(batch.bits) for x in _ripple_distance(a, b, 9)]
+    assert table["count"].to_dict() == {k: d.count(k) for k in sorted(set(d))}
+    assert summary["dmax"] == max(d)
 
 
 def test_halting_while_waiting_by_plain_loops():

@@ -95,12 +95,14 @@ def test_chapter_6_trains_the_book_model():
     assert "train_ut(**BOOK_ACT, seed=0)" in code
 
 
-PLAYERS = re.compile(r"\b(trace_player|carry_explorer|learned_explorer|halting_player)\(")
+PLAYERS = re.compile(
+    r"\b(trace_player|carry_explorer|learned_explorer|halting_player)\("
+)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_player_comes_with_a_predict_prompt(path):
-    """Issue 9: next to every player and explorer, the reader is asked to predict first."""
+    """Issue 9: next to every player and explorer, the reader is asked to predict."""
     cells = json.loads(path.read_text())["cells"]
     for k, cell in enumerate(cells):
         source = "".join(cell["source"])

@@ -136,7 +136,10 @@ def ponder_vs_distance(
     model: UniversalTransformer, batch: AdditionBatch, max_steps: int
 ) -> tuple[pd.DataFrame, float, float]:
     """Mean ACT steps per position against the carry distance into it, and the
-    least-squares line ``steps = slope * distance + intercept`` over all positions."""
+    least-squares line ``steps = slope * distance + intercept`` over the positions with
+    a carry (d >= 1), where d steps are the fewest a local window of one can use. (At
+    d = 0 the steps a position needs depend on the propagating bits below it, not on
+    d: see ``batch_wait_rounds``.)"""
     steps, _ = ponder_by_position(model, batch, max_steps)
     distance = batch.distance.numpy()
     table = (
@@ -144,17 +147,19 @@ def ponder_vs_distance(
         .groupby("carry distance")["steps"]
         .agg(["mean", "std", "count"])
     )
-    slope, intercept = np.polyfit(distance.ravel(), steps.ravel(), 1)
+    carried = distance >= 1
+    slope, intercept = np.polyfit(distance[carried], steps[carried], 1)
     return table, float(slope), float(intercept)
 
 
 def ponder_summary(table: pd.DataFrame) -> dict:
     """Key numbers of a :func:`ponder_vs_distance` table: mean steps at carry distance
     0, 1 and the largest distance in the sample (``dmax``), and the smallest and largest
-    margin of the mean steps over ``max(1, d)``, the fewest a local window of one can
-    use."""
+    margin of the mean steps over d, the fewest a local window of one can use, at the
+    distances d >= 1."""
     dmax = int(table.index.max())
-    margin = table["mean"] - table.index.to_series().clip(lower=1)  # (distances,)
+    carried = table[table.index >= 1]
+    margin = carried["mean"] - carried.index.to_series()  # (distances >= 1,)
     return {
         "dmax": dmax,
         "d0": float(table.loc[0, "mean"]),
