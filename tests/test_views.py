@@ -220,3 +220,18 @@ def test_rounds_by_width_marks_each_longest_chain():
     assert [line.get_label() for line in solid] == ["4 bits", "8 bits"]
     assert [line.get_xdata()[0] for line in dotted] == [3, 5]
     assert [d.get_color() for d in dotted] == [s.get_color() for s in solid]
+
+
+def test_round_axes_have_integer_ticks():
+    """Issue 9: rounds are integers, so are the ticks of a round axis."""
+    import pandas as pd
+
+    from recur.plots import plot_accuracy_by_round
+
+    table = pd.DataFrame(
+        {"exact rule": [0.5] * 18, "learned": [0.5] * 18},
+        index=pd.RangeIndex(1, 19, name="round"),
+    )
+    fig = plot_accuracy_by_round(table, 8)
+    ticks = fig.axes[0].get_xticks()
+    assert all(float(t).is_integer() for t in ticks)

@@ -11,6 +11,7 @@ import pandas as pd
 from IPython.display import HTML
 from matplotlib.animation import FuncAnimation
 from matplotlib.patches import FancyBboxPatch, Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from recur.carry import CarryTrace, ChainGrowth, longest_chain_span
 
@@ -18,7 +19,18 @@ COLORS = {"one": "#cfe3f6", "moved": "#f6a04d", "chain": "#c0392b", "zero": "whi
 ROWS = ("a", "b", "carry in", "readout")
 
 
-PALETTE = ("#1f4e79", "#c0392b", "#f39c12", "#5b9bd5", "#2e8b57", "#8e44ad")
+PALETTE = (
+    "#1f4e79",
+    "#c0392b",
+    "#f39c12",
+    "#5b9bd5",
+    "#2e8b57",
+    "#8e44ad",
+    "#7f7f7f",
+    "#e377c2",
+    "#bcbd22",
+    "#17becf",
+)
 
 
 def variant_colors(n: int) -> list[str]:
@@ -192,6 +204,7 @@ def plot_accuracy_by_round(table: pd.DataFrame, n_bits: int) -> plt.Figure:
         n_bits + 1, color="#c0392b", ls=":", label=f"{n_bits + 1} rounds = width + 1"
     )
     ax.set_xlabel("round")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(f"exact match, {n_bits}-bit sums")
     ax.legend(frameon=False, fontsize=9, loc="lower right")
     ax.grid(alpha=0.3)
@@ -214,6 +227,7 @@ def plot_chain_experiment(runs: list) -> plt.Figure:
     )
     left.set_yticks(range(len(first.chain_lengths)), first.chain_lengths)
     left.set_xlabel("round")
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
     left.set_ylabel("longest carry chain")
     left.set_title(f"exact match, {first.n_bits}-bit sums", fontsize=10, loc="left")
     fig.colorbar(image, ax=left, fraction=0.05)
@@ -262,6 +276,7 @@ def plot_ablation(table: pd.DataFrame) -> plt.Figure:
         ax.axvline(n_bits + 1, color="#888", ls=":", label="width + 1 rounds")
         ax.set_title(f"{n_bits}-bit sums", fontsize=10, loc="left")
         ax.set_xlabel("rounds at test time")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel("exact match")
         ax.grid(alpha=0.3)
     axes[0][-1].legend(frameon=False, fontsize=9, loc="center right")
@@ -274,6 +289,7 @@ def plot_gradient_by_round(norms: dict[str, np.ndarray]) -> plt.Figure:
     for label, values in norms.items():
         ax.semilogy(np.arange(1, len(values) + 1), values, "o-", label=label)
     ax.set_xlabel("round r whose readout is in the loss")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("‖∂ loss_r / ∂ embedding‖")
     ax.legend(frameon=False, fontsize=9)
     ax.grid(alpha=0.3)
@@ -408,6 +424,7 @@ def plot_rounds_table(table: pd.DataFrame) -> plt.Figure:
         color = "#888" if "rule" in name else None
         ax.plot(table.index, table[name], style, color=color, label=name, ms=4)
     ax.set_xlabel("round")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("exact match")
     ax.legend(frameon=False, fontsize=9, loc="lower right")
     ax.grid(alpha=0.3)
@@ -520,6 +537,7 @@ def plot_length_study(
                 "s--",
                 color="k",
                 label=reference_label,
+                zorder=1,
             )
         ax.axvline(trained_bits, color="k", ls=":", lw=1)
         ax.text(
@@ -533,8 +551,16 @@ def plot_length_study(
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("exact match (mean over seeds)")
-    axes[0][-1].legend(frameon=False, fontsize=9)
-    return _done(fig)
+    if len(columns) == 1:
+        axes[0][0].legend(frameon=False, fontsize=9)
+        return _done(fig)
+    handles, labels = axes[0][-1].get_legend_handles_labels()
+    n_rows = -(-len(labels) // 4)  # four entries per row, below the panels
+    fig.set_figheight(3.8 + 0.25 * n_rows)
+    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, fontsize=9)
+    fig.tight_layout(rect=(0, 0.25 * n_rows / fig.get_figheight() + 0.01, 1, 1))
+    plt.close(fig)
+    return fig
 
 
 def plot_waiting_halting(
@@ -552,6 +578,7 @@ def plot_waiting_halting(
     for ax in (left, right):
         ax.axvline(trained_bits, color="k", ls=":", lw=1)
         ax.set_xlabel("round n")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
     left.text(
         trained_bits + 0.2,
