@@ -235,3 +235,11 @@ def test_round_axes_have_integer_ticks():
     fig = plot_accuracy_by_round(table, 8)
     ticks = fig.axes[0].get_xticks()
     assert all(float(t).is_integer() for t in ticks)
+
+
+def test_players_load_nothing_from_the_network():
+    """Issue 9: the book works offline; matplotlib's player would fetch Font Awesome."""
+    player = trace_player(parallel_add("0111", "0001")).data
+    assert "https://" not in player and "http://" not in player
+    assert 'class="fa ' not in player
+    assert "\u25b6" in player  # the play button is still labelled

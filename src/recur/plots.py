@@ -4,6 +4,7 @@ animation); none of them computes anything the library does not already return."
 from __future__ import annotations
 
 import html
+import re
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -134,9 +135,28 @@ def trace_player(trace: CarryTrace, alt: str = "") -> HTML:
     return _player(animate_trace(trace), alt)
 
 
+# matplotlib's player draws its buttons with Font Awesome icons from a public CDN; the
+# book works offline, so the buttons get plain characters instead.
+_ICONS = {
+    "fa fa-minus": "\u2212",
+    "fa fa-fast-backward": "|\u25c0\u25c0",
+    "fa fa-step-backward": "|\u25c0",
+    "fa fa-play fa-flip-horizontal": "\u25c0",
+    "fa fa-pause": "||",
+    "fa fa-play": "\u25b6",
+    "fa fa-step-forward": "\u25b6|",
+    "fa fa-fast-forward": "\u25b6\u25b6|",
+    "fa fa-plus": "+",
+}
+
+
 def _player(anim: FuncAnimation, alt: str) -> HTML:
-    """The animation as a play/step/scrub player (no kernel needed), with alt text."""
+    """The animation as a play/step/scrub player (no kernel needed), with alt text,
+    loading nothing from the network."""
     player = anim.to_jshtml(default_mode="once")
+    player = re.sub(r"<link[^>]*font-awesome[^>]*>", "", player)
+    for icon, text in _ICONS.items():
+        player = player.replace(f'<i class="{icon}"></i>', text)
     return HTML(player.replace("<img id=", f'<img alt="{html.escape(alt)}" id=', 1))
 
 
