@@ -95,6 +95,17 @@ class HaltingUnit(nn.Module):
         return torch.sigmoid(logit)  # (B, n)
 
 
+def step_weights(
+    h: torch.Tensor, total: torch.Tensor, running: torch.Tensor, eps: float, last: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    r"""This step's weights p_n (Eq. 6) and remainders (Eq. 8), per position: h_n for a
+    position that goes on, R = 1 - (h_1 + ... + h_{n-1}) for one that halts now (its
+    sum would reach ``1 - eps``, or this is the ``last`` step), 0 if it had halted."""
+    halts = running & ((total + h >= 1 - eps) | last)  # (B, n)
+    remainder = torch.where(halts, 1 - total, torch.zeros_like(total))  # Eq. 8
+    return torch.where(running & ~halts, h, remainder), remainder  # Eq. 6
+
+
 def act_loop(
     step,
     state: torch.Tensor,
@@ -131,12 +142,9 @@ def act_loop(
         new_state = step(state, n)  # (B, n, d)
         h = halting(new_state)  # (B, n): Eq. 5, on the updated state
         emitted.append(h.detach())
-        last = running & ((total + h >= 1 - eps) | (n == max_steps - 1))  # halts now
-        go_on = running & ~last
-        r = torch.where(last, 1 - total, torch.zeros_like(total))  # (B, n): Eq. 8
-        p = torch.where(go_on, h, r)  # (B, n): Eq. 6 (0 where already halted)
+        p, r = step_weights(h, total, running, eps, n == max_steps - 1)  # (B, n)
         remainder = remainder + r
-        total = total + torch.where(go_on, h, r)
+        total = total + p
         n_updates = n_updates + running.to(state.dtype)
         if mix == "mean_field":
             output = output + p[..., None] * new_state  # Eq. 9

@@ -132,6 +132,33 @@ def draw_ut_unrolled(n_rounds: int = 3) -> plt.Figure:
     return _done(fig)
 
 
+def _act_column(ax, x: float, x_below: float | None, n_steps: int, n_rounds: int):
+    """One position of the ACT UT: blue while it runs (with its halting unit h and
+    arrows from its own and the lower state), grey once halted, "copy" just above."""
+    for r in range(n_rounds + 1):
+        running = r <= n_steps
+        _node(ax, x, 1.2 * r, "" if r else "$s_0$", STATE if running else HALTED)
+        if r and running:
+            _arrow(ax, (x, 1.2 * (r - 1) + 0.3), (x, 1.2 * r - 0.3))
+            if x_below is not None:  # the bit below, to the right
+                start, end = (
+                    (x_below - 0.25, 1.2 * r - 1.02),
+                    (x + 0.25, 1.2 * r - 0.18),
+                )
+                _arrow(ax, start, end)
+            ax.text(x + 0.36, 1.2 * r + 0.12, "h", fontsize=TEXT, color="#8e44ad")
+        if r and r == n_steps + 1:
+            ax.text(
+                x,
+                1.2 * r,
+                "copy",
+                ha="center",
+                va="center",
+                fontsize=TEXT,
+                color="#777",
+            )
+
+
 def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
     """Chapter 6's ACT Universal Transformer: one column per bit (bit 0 on the right),
     one row per round. After each round a halting unit h reads each running position's
@@ -147,47 +174,17 @@ def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
     for i, n_steps in enumerate(steps):
         _box(ax, x[i], -0.9, 0.9, 0.45, f"$a_{i}, b_{i}$", PROBLEM)
         ax.text(x[i], -1.45, f"bit {i}: N = {n_steps}", ha="center", fontsize=TEXT)
-        for r in range(n_rounds + 1):
-            running = r <= n_steps
-            _node(ax, x[i], 1.2 * r, "" if r else "$s_0$", STATE if running else HALTED)
-            if r and running:
-                _arrow(ax, (x[i], 1.2 * (r - 1) + 0.3), (x[i], 1.2 * r - 0.3))
-                if i:  # the bit below, to the right
-                    _arrow(
-                        ax,
-                        (x[i - 1] - 0.25, 1.2 * (r - 1) + 0.18),
-                        (x[i] + 0.25, 1.2 * r - 0.18),
-                    )
-                ax.text(
-                    x[i] + 0.36, 1.2 * r + 0.12, "h", fontsize=TEXT, color="#8e44ad"
-                )
-            if r and r == n_steps + 1:
-                ax.text(
-                    x[i],
-                    1.2 * r,
-                    "copy",
-                    ha="center",
-                    va="center",
-                    fontsize=TEXT,
-                    color="#777",
-                )
+        _act_column(ax, x[i], x.get(i - 1), n_steps, n_rounds)
+    left = x[n_positions - 1]
     for r in range(1, n_rounds + 1):
         ax.text(
-            x[n_positions - 1] - 0.9,
-            1.2 * r,
-            f"round {r}",
-            ha="right",
-            va="center",
-            fontsize=TEXT,
+            left - 0.9, 1.2 * r, f"round {r}", ha="right", va="center", fontsize=TEXT
         )
-    ax.text(
-        (x[0] + x[n_positions - 1]) / 2,
-        1.2 * n_rounds + 0.7,
-        "h: a halting unit per position after every round; grey: halted, state copied",
-        ha="center",
-        fontsize=TEXT,
+    note = (
+        "h: a halting unit per position after every round; grey: halted, state copied"
     )
-    ax.set_xlim(x[n_positions - 1] - 2.3, x[0] + 1.0)
+    ax.text((x[0] + left) / 2, 1.2 * n_rounds + 0.7, note, ha="center", fontsize=TEXT)
+    ax.set_xlim(left - 2.3, x[0] + 1.0)
     ax.set_ylim(-1.7, 1.2 * n_rounds + 1.0)
     ax.set_aspect("equal")
     ax.axis("off")

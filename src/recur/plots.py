@@ -523,6 +523,30 @@ def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:
     return _done(fig)
 
 
+def _width_axis(ax, widths: list[int], trained_bits: int, title: str) -> None:
+    """A width axis: the trained width marked, log-2 when widths span a factor of 4."""
+    ax.axvline(trained_bits, color="k", ls=":", lw=1)
+    ax.text(trained_bits * 1.03, 0.03, f"trained up to {trained_bits} bits", fontsize=9)
+    if widths[-1] >= 4 * widths[0]:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(widths, [str(w) for w in widths])
+    ax.set_xlabel("bits per operand")
+    ax.set_title(title, fontsize=10)
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+
+
+def _legend_below(fig: plt.Figure, ax) -> plt.Figure:
+    """One legend for all panels, four entries per row, below them."""
+    handles, labels = ax.get_legend_handles_labels()
+    n_rows = -(-len(labels) // 4)
+    fig.set_figheight(fig.get_figheight() + 0.25 * n_rows)
+    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, fontsize=9)
+    fig.tight_layout(rect=(0, 0.25 * n_rows / fig.get_figheight() + 0.01, 1, 1))
+    plt.close(fig)
+    return fig
+
+
 def plot_length_study(
     table: pd.DataFrame,
     trained_bits: int,
@@ -533,18 +557,13 @@ def plot_length_study(
     """Exact match against input width, one panel per column of ``table`` (random sums,
     long chains...), one line per variant (mean over seeds) with each seed as a faint
     dot; the widest training sums (``trained_bits``) marked, and an optional reference
-    model (indexed by width, same columns) as a dashed black line. Widths that span a
-    factor of 4 or more are drawn on a log-2 axis."""
+    model (indexed by width, same columns) as a dashed black line, drawn underneath."""
+    width = 7 if len(columns) == 1 else 10
     fig, axes = plt.subplots(
-        1,
-        len(columns),
-        figsize=(7 if len(columns) == 1 else 10, 3.8),
-        squeeze=False,
-        sharey=True,
+        1, len(columns), figsize=(width, 3.8), squeeze=False, sharey=True
     )
     variants = table.groupby("variant", sort=False)
     colors = variant_colors(len(variants))
-    widths = sorted(table["bits"].unique())
     for ax, column in zip(axes[0], columns, strict=True):
         for (name, runs), color in zip(variants, colors, strict=True):
             mean = runs.groupby("bits")[column].mean()
@@ -559,28 +578,12 @@ def plot_length_study(
                 label=reference_label,
                 zorder=1,
             )
-        ax.axvline(trained_bits, color="k", ls=":", lw=1)
-        ax.text(
-            trained_bits * 1.03, 0.03, f"trained up to {trained_bits} bits", fontsize=9
-        )
-        if widths[-1] >= 4 * widths[0]:
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(widths, [str(w) for w in widths])
-        ax.set_xlabel("bits per operand")
-        ax.set_title(column, fontsize=10)
-        ax.set_ylim(-0.02, 1.02)
-        ax.grid(alpha=0.3)
+        _width_axis(ax, sorted(table["bits"].unique()), trained_bits, column)
     axes[0][0].set_ylabel("exact match (mean over seeds)")
-    if len(columns) == 1:
-        axes[0][0].legend(frameon=False, fontsize=9)
-        return _done(fig)
-    handles, labels = axes[0][-1].get_legend_handles_labels()
-    n_rows = -(-len(labels) // 4)  # four entries per row, below the panels
-    fig.set_figheight(3.8 + 0.25 * n_rows)
-    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, fontsize=9)
-    fig.tight_layout(rect=(0, 0.25 * n_rows / fig.get_figheight() + 0.01, 1, 1))
-    plt.close(fig)
-    return fig
+    if len(columns) > 1:
+        return _legend_below(fig, axes[0][-1])
+    axes[0][0].legend(frameon=False, fontsize=9)
+    return _done(fig)
 
 
 def plot_waiting_halting(
