@@ -31,6 +31,14 @@ def test_local_mask_lets_each_position_see_itself_and_the_window_below():
         local_mask(5, -1)
 
 
+def _small_local_ut(**options) -> UniversalTransformer:
+    """A small UT with a local window of one, seeded 0, in eval mode."""
+    torch.manual_seed(0)
+    return UniversalTransformer(
+        d_model=16, n_heads=2, d_ff=32, window=1, **options
+    ).eval()
+
+
 @pytest.mark.parametrize(
     ("position", "inject", "floor"),
     [
@@ -43,16 +51,7 @@ def test_local_mask_lets_each_position_see_itself_and_the_window_below():
 )
 def test_local_attention_is_local(position, inject, floor):
     """With window 1 and r rounds, bit j can only influence positions j .. j + r."""
-    torch.manual_seed(0)
-    model = UniversalTransformer(
-        d_model=16,
-        n_heads=2,
-        d_ff=32,
-        window=1,
-        position=position,
-        inject=inject,
-        floor=floor,
-    ).eval()
+    model = _small_local_ut(position=position, inject=inject, floor=floor)
     if model.relative is not None:
         with torch.no_grad():
             model.relative.normal_()
@@ -265,17 +264,7 @@ def test_without_a_floor_bit_0_and_a_bit_above_its_twin_look_the_same(act):
     bits = torch.ones(1, 2, 2)  # (B, n, 2): 11 + 11
     outs = {}
     for floor in (False, True):
-        torch.manual_seed(0)
-        model = UniversalTransformer(
-            d_model=16,
-            n_heads=2,
-            d_ff=32,
-            window=1,
-            position="none",
-            inject=True,
-            act=act,
-            floor=floor,
-        ).eval()
+        model = _small_local_ut(position="none", inject=True, act=act, floor=floor)
         outs[floor] = model(bits, 4)
     same = outs[False].logits[..., 0] - outs[False].logits[..., 1]
     assert same.abs().max() < 1e-6
