@@ -86,9 +86,9 @@ def page(browser, site):
     tab.on("pageerror", lambda exc: tab.errors.append(str(exc)))
     tab.on(
         "console",
-        lambda msg: tab.errors.append(f"console: {msg.text}")
-        if msg.type == "error"
-        else None,
+        lambda msg: (
+            tab.errors.append(f"console: {msg.text}") if msg.type == "error" else None
+        ),
     )
     tab.route(
         "**/*",

@@ -133,7 +133,7 @@ def test_halted_positions_are_copied_unchanged():
 
 
 def test_ponder_has_gradient_only_through_remainder():
-    """Eq. 14 through the loop: d(N + R)/dh_n = -1 for n < N, 0 from N on (and 0 for
+    """Eq. 14 through the loop: d(N + R)/dh_r = -1 for r < N, 0 from N on (and 0 for
     steps never run). Position 0: h = .2, .5, .9 -> N = 3; position 1: .9, .9 -> N = 2.
     """
     h_by_step = torch.tensor(

@@ -78,13 +78,13 @@ def test_chapter1_explorer_steps_through_rounds_without_kernel(page, site):
     open_page(page, site, "book/01_parallel_carry.html")
     page.wait_for_selector(".widget-tab", timeout=15000)
     shown = page.locator(
-        ".widget-html-content:visible", has_text="rounds; orange"
+        ".widget-html-content:visible", has_text="longest chain:"
     ).first
     assert "after 0 of 4 rounds" in shown.inner_text()
     page.locator(".lm-TabBar-tab", has_text="round 3").first.click()
     page.wait_for_timeout(300)
     shown = page.locator(
-        ".widget-html-content:visible", has_text="rounds; orange"
+        ".widget-html-content:visible", has_text="longest chain:"
     ).first
     assert "after 3 of 4 rounds" in shown.inner_text()
 
@@ -94,7 +94,7 @@ def test_chapter2_learned_explorer_steps_without_kernel(page, site):
     page.wait_for_selector(".widget-tab", timeout=15000)
     page.locator(".lm-TabBar-tab", has_text=re.compile(r"^5$")).first.click()
     page.wait_for_timeout(300)
-    note = "pink: bit differs"
+    note = "differs from the true sum"
     shown = page.locator(".widget-html-content:visible", has_text=note).first
     assert "after 5 of 18 rounds" in shown.inner_text()
 

@@ -17,8 +17,10 @@ from recur.experiments import (
     chain_experiment,
     exact_by_round_and_width,
     exact_by_width,
+    first_right_round,
     injection_ablation,
     length_generalization,
+    running_example_table,
 )
 from recur.shared import Unroll
 from recur.tasks import random_batch
@@ -347,3 +349,31 @@ def test_ponder_weight_scales_the_ponder_cost():
         )
         costs.append(model(bits, 6).aux_loss.item())
     assert costs[1] / costs[0] == pytest.approx(50, rel=1e-5)
+
+
+def test_running_example_table_by_hand():
+    """0111 + 0001 = 01000. The rule's readouts by hand: 00100, 00000, then 01000 from
+    round 3. A model right only after rounds 2 and 4-5 (every bit flipped otherwise)
+    reads 10111 in round 1; its first round from which it stays right is 4."""
+    model = Scripted(right_at=lambda n: {2, 4, 5})
+    table = running_example_table({"m": model}, "0111", "0001", rounds=[1, 2, 3, 4, 5])
+    assert table["exact rule"].tolist() == [
+        "00100 ✗",
+        "00000 ✗",
+        "01000 ✓",
+        "01000 ✓",
+        "01000 ✓",
+    ]
+    assert table["m"].tolist() == [
+        "10111 ✗",
+        "01000 ✓",
+        "10111 ✗",
+        "01000 ✓",
+        "01000 ✓",
+    ]
+    assert first_right_round(table) == {"exact rule": 3, "m": 4}
+    assert first_right_round(table.loc[[1, 3]]) == {"exact rule": 3, "m": None}
+    with pytest.raises(ValueError, match="rounds"):
+        running_example_table({}, "0111", "0001", rounds=[])
+    with pytest.raises(ValueError, match="rounds"):
+        running_example_table({}, "0111", "0001", rounds=[0, 1])

@@ -203,7 +203,7 @@ def _block_inputs(model, bits, n_rounds):
 
 @pytest.mark.parametrize("inject", [True, False])
 def test_injection_feeds_the_same_embedded_input_to_every_round(inject):
-    """Round t gets H^{t-1} + P^t (+ the embedded bits E with injection); H^0 is E
+    """Round r gets H^{r-1} + P^r (+ the embedded bits E with injection); H^0 is E
     without injection and 0 with it, so E reaches round 1 either way."""
     torch.manual_seed(0)
     model = UniversalTransformer(d_model=16, n_heads=2, d_ff=32, inject=inject).eval()

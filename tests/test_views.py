@@ -3,12 +3,15 @@ in the widget instead of raising."""
 
 from __future__ import annotations
 
+import re
+
 import matplotlib
 import pytest
 
 matplotlib.use("Agg")
 
 from recur.carry import chain_growth, parallel_add  # noqa: E402
+from recur.palette import COLORS, MEANING  # noqa: E402
 from recur.plots import plot_chain_growth, plot_round, trace_player  # noqa: E402
 from recur.widgets import MAX_BITS, carry_explorer, round_html  # noqa: E402
 
@@ -33,10 +36,25 @@ def test_chain_growth_figure_has_fit_in_legend():
     assert any(growth.fit_text in label for label in labels)
 
 
+def _cells_coloured(html: str, color: str) -> int:
+    return len(re.findall(rf'<td style="[^"]*background:{color}', html))
+
+
 def test_round_html_marks_moved_carries():
     html = round_html(parallel_add("0111", "0001"), 1)
     assert "after <b>1</b> of 4 rounds" in html
-    assert html.count("#f6a04d") == 1  # one carry arrived in round 1
+    assert _cells_coloured(html, COLORS["moved"]) == 1  # one carry arrived in round 1
+
+
+def test_round_html_marks_wrong_bits_and_the_chain_in_the_books_colours():
+    """0111 + 0001 = 01000. By hand: after round 1 the readout is 00100 (bits 3 and 2
+    wrong), after round 3 it is right; the chain runs from bit 0 to bit 3."""
+    trace = parallel_add("0111", "0001")
+    assert _cells_coloured(round_html(trace, 1), COLORS["wrong"]) == 2
+    assert _cells_coloured(round_html(trace, 3), COLORS["wrong"]) == 0
+    assert round_html(trace, 3).count(f"border-bottom:4px solid {COLORS['chain']}") == 4
+    for meaning in MEANING.values():  # the legend is in the view
+        assert meaning in round_html(trace, 0)
 
 
 def _parts(view):

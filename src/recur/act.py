@@ -1,18 +1,19 @@
 r"""Adaptive Computation Time (Graves 2016, arXiv 1603.08983, Section 2), as pure
 functions over tensors, then the ACT loop around any step function.
 
-Notation (Graves): at input step t the network runs inner steps n = 1, 2, ... and emits
-a halting probability h_n = sigmoid(W_h s_n + b_h) (Eq. 5). It stops at
+Notation: the network runs rounds r = 1, 2, ... (Graves's inner steps, which he counts
+with n; this book keeps n for the width) and emits a halting probability
+h_r = sigmoid(W_h s_r + b_h) (Eq. 5). It stops at
 
-    N = min{ n' : h_1 + ... + h_n' >= 1 - eps }                       (Eq. 7)
+    N = min{ r' : h_1 + ... + h_r' >= 1 - eps }                       (Eq. 7)
 
 (or at the cap M if the sum never gets there, Eq. 13), with remainder
 
     R = 1 - (h_1 + ... + h_{N-1})                                      (Eq. 8)
 
-and weights p_n = h_n for n < N, p_N = R, 0 after (Eq. 6), which sum to 1. The ponder
+and weights p_r = h_r for r < N, p_N = R, 0 after (Eq. 6), which sum to 1. The ponder
 cost is rho = N + R (Eq. 10); N is piecewise constant, so only R carries a gradient:
-d rho / d h_n = -1 for n < N and 0 otherwise (Eq. 14).
+d rho / d h_r = -1 for r < N and 0 otherwise (Eq. 14).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from torch import nn
 
 
 class Halting(NamedTuple):
-    weights: torch.Tensor  # (..., M): p_n, summing to 1 over the last axis
+    weights: torch.Tensor  # (..., M): p_r, summing to 1 over the last axis
     n_steps: torch.Tensor  # (...): N, counted from 1
     remainder: torch.Tensor  # (...): R
 
@@ -41,7 +42,7 @@ def halting_weights(h: torch.Tensor, eps: float = 0.01) -> Halting:
     if torch.any((h < 0) | (h > 1)):
         raise ValueError("halting probabilities must lie in [0, 1]")
     n_max = h.shape[-1]
-    total = h.cumsum(dim=-1)  # (..., M): h_1 + ... + h_n
+    total = h.cumsum(dim=-1)  # (..., M): h_1 + ... + h_r
     reached = total >= 1 - eps  # (..., M)
     first = reached.float().argmax(dim=-1)  # (...) first n reaching 1 - eps (0-based)
     last = torch.where(
@@ -54,10 +55,10 @@ def halting_weights(h: torch.Tensor, eps: float = 0.01) -> Halting:
     steps = torch.arange(n_max, device=h.device)  # (M,)
     weights = torch.where(
         steps < last[..., None], h, torch.zeros_like(h)
-    )  # Eq. 6, n < N
+    )  # Eq. 6, r < N
     weights = (
         weights + (steps == last[..., None]) * remainder[..., None]
-    )  # Eq. 6, n = N
+    )  # Eq. 6, r = N
     return Halting(weights, last + 1, remainder)
 
 
@@ -76,7 +77,7 @@ class ActResult:
     n_updates: torch.Tensor  # (B, n): N, the number of steps each position ran
     remainder: torch.Tensor  # (B, n): R
     n_rounds: int  # steps the loop ran before every position had halted
-    halting: torch.Tensor  # (n_rounds, B, n): h_n as emitted (also where halted)
+    halting: torch.Tensor  # (n_rounds, B, n): h_r as emitted (also where halted)
 
 
 class HaltingUnit(nn.Module):
@@ -98,8 +99,8 @@ class HaltingUnit(nn.Module):
 def step_weights(
     h: torch.Tensor, total: torch.Tensor, running: torch.Tensor, eps: float, last: bool
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    r"""This step's weights p_n (Eq. 6) and remainders (Eq. 8), per position: h_n for a
-    position that goes on, R = 1 - (h_1 + ... + h_{n-1}) for one that halts now (its
+    r"""This round's weights p_r (Eq. 6) and remainders (Eq. 8), per position: h_r for a
+    position that goes on, R = 1 - (h_1 + ... + h_{r-1}) for one that halts now (its
     sum would reach ``1 - eps``, or this is the ``last`` step), 0 if it had halted."""
     halts = running & ((total + h >= 1 - eps) | last)  # (B, n)
     remainder = torch.where(halts, 1 - total, torch.zeros_like(total))  # Eq. 8
@@ -114,13 +115,13 @@ def act_loop(
     eps: float = 0.01,
     mix: str = "mean_field",
 ) -> ActResult:
-    r"""Run ``state = step(state, n)`` with per-position halting.
+    r"""Run ``state = step(state, r)`` with per-position halting.
 
     Each position halts once its summed halting probabilities reach ``1 - eps`` (or at
     ``max_steps``); after that its state is copied unchanged (UT, Section 2.2) while the
     others go on, and the loop exits early when every position has halted.
-    ``mix="mean_field"`` returns Graves's Eq. 9, ``sum_n p_n s_n``.
-    ``mix="interpolate"`` is tensor2tensor's rule, ``out = p_n * s_n + (1 - p_n) * out``
+    ``mix="mean_field"`` returns Graves's Eq. 9, ``sum_r p_r s_r``.
+    ``mix="interpolate"`` is tensor2tensor's rule, ``out = p_r * s_r + (1 - p_r) * out``
     after each step: a running blend in which each state is discounted by all later
     weights, so it differs from the mean field whenever more than one step runs.
     """
@@ -133,17 +134,17 @@ def act_loop(
     remainder = state.new_zeros(shape)  # (B, n)
     n_updates = state.new_zeros(shape)  # (B, n)
     output = torch.zeros_like(state)  # (B, n, d)
-    emitted = []  # h_n of every round, (B, n) each
+    emitted = []  # h_r of every round, (B, n) each
     n_rounds = 0
-    for n in range(max_steps):
+    for r in range(max_steps):
         running = total < 1 - eps  # (B, n)
         if not running.any():
             break
-        new_state = step(state, n)  # (B, n, d)
+        new_state = step(state, r)  # (B, n, d)
         h = halting(new_state)  # (B, n): Eq. 5, on the updated state
         emitted.append(h.detach())
-        p, r = step_weights(h, total, running, eps, n == max_steps - 1)  # (B, n)
-        remainder = remainder + r
+        p, rem = step_weights(h, total, running, eps, r == max_steps - 1)  # (B, n)
+        remainder = remainder + rem
         total = total + p
         n_updates = n_updates + running.to(state.dtype)
         if mix == "mean_field":
@@ -151,17 +152,17 @@ def act_loop(
         else:
             output = p[..., None] * new_state + (1 - p[..., None]) * output
         state = torch.where(running[..., None], new_state, state)  # halted: copied
-        n_rounds = n + 1
+        n_rounds = r + 1
     ponder = n_updates + remainder  # (B, n): Eq. 10
     halting_history = torch.stack(emitted)  # (n_rounds, B, n)
     return ActResult(output, ponder, n_updates, remainder, n_rounds, halting_history)
 
 
 def mix_states(weights: torch.Tensor, states: torch.Tensor, rule: str) -> torch.Tensor:
-    r"""Combine per-step states (M, ..., d) with weights p_n (M, ...).
+    r"""Combine per-step states (M, ..., d) with weights p_r (M, ...).
 
-    ``"mean_field"``: Graves's Eq. 9, ``sum_n p_n s_n``. ``"interpolate"``:
-    tensor2tensor's running blend ``out <- p_n s_n + (1 - p_n) out``, starting from 0.
+    ``"mean_field"``: Graves's Eq. 9, ``sum_r p_r s_r``. ``"interpolate"``:
+    tensor2tensor's running blend ``out <- p_r s_r + (1 - p_r) out``, starting from 0.
     """
     if rule == "mean_field":
         return (weights[..., None] * states).sum(dim=0)  # (..., d)

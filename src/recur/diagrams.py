@@ -104,24 +104,24 @@ def draw_local_cell(n_positions: int = 4, n_rounds: int = 3) -> plt.Figure:
 def draw_ut_unrolled(n_rounds: int = 3) -> plt.Figure:
     """Chapter 4's Universal Transformer unrolled over rounds: the states H^0, H^1, ...
     (all positions at once), one block of self-attention and transition with the same
-    weights in every round, and the position-and-round signal P^t added before each."""
+    weights in every round, and the position-and-round signal P^r before each round."""
     if n_rounds < 1:
         raise ValueError(f"need >= 1 round, got {n_rounds}")
     fig, ax = plt.subplots(figsize=(2.6 * n_rounds + 1.8, 3.0))
-    for t in range(n_rounds + 1):
-        _box(ax, 2.6 * t, 0, 1.0, 0.8, f"$H^{{{t}}}$\n(all bits)", STATE)
-        if t:
-            mid = 2.6 * t - 1.3
+    for r in range(n_rounds + 1):
+        _box(ax, 2.6 * r, 0, 1.0, 0.8, f"$H^{{{r}}}$\n(all bits)", STATE)
+        if r:
+            mid = 2.6 * r - 1.3
             _box(ax, mid, 0, 1.25, 0.95, "self-attention\n+ transition", SHARED)
-            _arrow(ax, (2.6 * (t - 1) + 0.5, 0), (mid - 0.63, 0))
-            _arrow(ax, (mid + 0.63, 0), (2.6 * t - 0.5, 0))
-            ax.text(mid, 1.05, f"$+P^{{{t}}}$", ha="center", fontsize=TEXT)
+            _arrow(ax, (2.6 * (r - 1) + 0.5, 0), (mid - 0.63, 0))
+            _arrow(ax, (mid + 0.63, 0), (2.6 * r - 0.5, 0))
+            ax.text(mid, 1.05, f"$+P^{{{r}}}$", ha="center", fontsize=TEXT)
             _arrow(ax, (mid, 0.92), (mid, 0.5))
     ax.text(0, -0.85, "embedded bits", ha="center", fontsize=TEXT)
     ax.text(
         1.3 * n_rounds,
         -1.15,
-        "one set of weights, shared by every round (green); $P^t$ says where and when",
+        "one set of weights, shared by every round (green); $P^r$ says where and when",
         ha="center",
         fontsize=TEXT,
     )

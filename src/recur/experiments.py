@@ -14,7 +14,7 @@ import pandas as pd
 import torch
 from torch import nn
 
-from recur.carry import to_str
+from recur.carry import parallel_add, to_str
 from recur.shared import LocalCell
 from recur.tasks import (
     AdditionBatch,
@@ -60,6 +60,36 @@ def learned_readouts(model: nn.Module, a: str, b: str, n_rounds: int) -> list[st
     batch = batch_from_strings([(a, b)])
     logits = run_model(model, batch.bits, n_rounds).logits[:, 0]  # (R, n + 1)
     return [to_str((row > 0).numpy()) for row in logits]
+
+
+def running_example_table(
+    models: dict[str, nn.Module], a: str, b: str, rounds: list[int]
+) -> pd.DataFrame:
+    """One sum through the exact rule and each model: the readout (MSB first, carry-out
+    bit included) after each of ``rounds``, marked ✓ where it is the true sum."""
+    if not rounds or min(rounds) < 1:
+        raise ValueError(f"rounds must be a non-empty list of rounds >= 1: {rounds}")
+    n_rounds = max(rounds)
+    rule = parallel_add(a, b, n_rounds)
+    truth = format(int(rule.a, 2) + int(rule.b, 2), f"0{rule.n_bits + 1}b")
+    columns = {"exact rule": [str(rule.carry_out(r)) + rule.readout(r) for r in rounds]}
+    for name, model in models.items():
+        readouts = learned_readouts(model, rule.a, rule.b, n_rounds)  # rounds 1..R
+        columns[name] = [readouts[r - 1] for r in rounds]
+    table = pd.DataFrame(columns, index=pd.Index(rounds, name="after round"))
+    return table.map(lambda bits: f"{bits} {'✓' if bits == truth else '✗'}")
+
+
+def first_right_round(table: pd.DataFrame) -> dict[str, int | None]:
+    """For each column of :func:`running_example_table`, the first listed round from
+    which every listed readout is right (``None`` if the last one is wrong)."""
+    first = {}
+    for name, column in table.items():
+        right = column.str.endswith("✓").to_numpy()  # (rounds,)
+        wrong = np.flatnonzero(~right)
+        last_wrong = wrong[-1] + 1 if len(wrong) else 0
+        first[name] = None if last_wrong == len(right) else int(table.index[last_wrong])
+    return first
 
 
 def exact_by_round_and_width(
@@ -211,15 +241,18 @@ def injection_ablation(
     test_rounds_factor: int = 4,
     widths: tuple[int, ...] = (8, 32),
     n_sums: int = 1000,
+    return_models: bool = False,
     **overrides,
-) -> pd.DataFrame:
+) -> pd.DataFrame | tuple[pd.DataFrame, dict]:
     """Inject vs. not, for each loss window and seed: exact match against test rounds
-    ``1..factor * (n + 1)`` at each width. One row per (variant, seed, width, round)."""
-    rows = []
+    ``1..factor * (n + 1)`` at each width. One row per (variant, seed, width, round).
+    With ``return_models`` also the trained cells, keyed ``(inject, window, seed)``."""
+    rows, models = [], {}
     for inject in (True, False):
         for window in windows:
             for seed in seeds:
                 model, result = train_variant(inject, window, seed, **overrides)
+                models[inject, window, seed] = model
                 for n_bits in widths:
                     batch = random_batch(n_sums, n_bits, seed=10_000 + seed + n_bits)
                     exact = evaluate(
@@ -238,7 +271,8 @@ def injection_ablation(
                                 "reached 100%": result.seconds_to_target is not None,
                             }
                         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    return (table, models) if return_models else table
 
 
 def gradient_by_round(

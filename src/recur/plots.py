@@ -15,8 +15,8 @@ from matplotlib.patches import FancyBboxPatch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from recur.carry import CarryTrace, ChainGrowth, longest_chain_span
+from recur.palette import COLORS, MEANING
 
-COLORS = {"one": "#cfe3f6", "moved": "#f6a04d", "chain": "#c0392b", "zero": "white"}
 ROWS = ("a", "b", "carry in", "readout")
 
 
@@ -59,16 +59,16 @@ def _cells(trace: CarryTrace, r: int) -> list[list[str]]:
 
 
 def draw_round(trace: CarryTrace, r: int, ax: plt.Axes) -> None:
-    """Draw the state after ``r`` rounds: inputs, carries (new ones in orange), readout,
-    and the longest carry chain underlined in red."""
+    """Draw the state after ``r`` rounds: inputs, carries (new ones orange), readout
+    (bits that differ from the true sum pink), the longest carry chain underlined in
+    purple, and a legend (colours from :mod:`recur.palette`)."""
     ax.clear()
     n = trace.n_bits
     moved = trace.moved(r)[::-1]  # (n + 1,), column order: out, n-1, ..., 0
+    truth = format(int(trace.a, 2) + int(trace.b, 2), f"0{n + 1}b")  # with carry out
     for row, text in enumerate(_cells(trace, r)):
         for col, ch in enumerate(text):
-            fill = COLORS["one"] if ch == "1" else COLORS["zero"]
-            if row == 2 and moved[col]:
-                fill = COLORS["moved"]
+            fill = _fill(ch, row == 2 and moved[col], row == 3 and ch != truth[col])
             ax.add_patch(
                 Rectangle((col, -row - 1), 1, 1, facecolor=fill, edgecolor="#999")
             )
@@ -86,6 +86,7 @@ def draw_round(trace: CarryTrace, r: int, ax: plt.Axes) -> None:
             va="top",
             fontsize=9,
         )
+    _grid_legend(ax)
     ax.set_yticks([-0.5 - k for k in range(4)], ROWS)
     ax.set_xticks(
         np.arange(n + 1) + 0.5,
@@ -102,8 +103,37 @@ def draw_round(trace: CarryTrace, r: int, ax: plt.Axes) -> None:
     ax.set_title(f"after {r} round{'s' * (r != 1)}", fontsize=10, loc="left")
 
 
+def _fill(ch: str, moved: bool, wrong: bool) -> str:
+    if wrong:
+        return COLORS["wrong"]
+    if moved:
+        return COLORS["moved"]
+    return COLORS["one"] if ch == "1" else COLORS["zero"]
+
+
+def _grid_legend(ax: plt.Axes) -> None:
+    """The colours' meanings, below the grid: the same words as the widgets'."""
+    handles = [
+        Rectangle((0, 0), 1, 1, facecolor=COLORS[k], edgecolor="#999")
+        for k in ("moved", "wrong")
+    ]
+    handles.append(plt.Line2D([], [], color=COLORS["chain"], lw=3))
+    labels = [MEANING[k] for k in ("moved", "wrong", "chain")]
+    ax.legend(
+        handles,
+        labels,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.02),
+        ncol=3,
+        frameon=False,
+        fontsize=9,
+        handlelength=1.2,
+        columnspacing=1.0,
+    )
+
+
 def _grid_size(trace: CarryTrace) -> tuple[float, float]:
-    return max(4.5, 0.42 * (trace.n_bits + 1) + 1.4), 2.9
+    return max(4.5, 0.42 * (trace.n_bits + 1) + 1.4), 3.3
 
 
 def plot_round(trace: CarryTrace, r: int) -> plt.Figure:
@@ -180,7 +210,7 @@ def plot_chain_growth(growth: ChainGrowth) -> plt.Figure:
         log_n,
         growth.slope * log_n + growth.intercept,
         "--",
-        color=COLORS["chain"],
+        color=PALETTE[1],
         label=f"fit: {growth.fit_text}",
     )
     ax.set_xticks(log_n, [f"{n}" for n in stats.index], fontsize=9)
@@ -370,8 +400,8 @@ def plot_two_axes(n_steps: int = 4) -> plt.Figure:
 
 
 def draw_halting(h: np.ndarray, eps: float, ax: plt.Axes) -> None:
-    """Halting probabilities h_n (bars), their running sum, the threshold 1 - eps, and
-    the ACT weights p_n; N and R in the title."""
+    """Halting probabilities h_r (bars), their running sum, the threshold 1 - eps, and
+    the ACT weights p_r; N and R in the title."""
     import torch
 
     from recur.act import halting_weights
@@ -385,23 +415,21 @@ def draw_halting(h: np.ndarray, eps: float, ax: plt.Axes) -> None:
         width=0.4,
         color=COLORS["one"],
         edgecolor="#1f4e79",
-        label="h_n (halting probability)",
+        label="h_r (halting probability)",
     )
     ax.bar(
         steps + 0.2,
         halt.weights.numpy(),
         width=0.4,
         color=COLORS["moved"],
-        label="p_n (ACT weight)",
+        label="p_r (ACT weight)",
     )
-    ax.plot(steps, np.cumsum(h), "k.-", lw=1, label="h_1 + ... + h_n")
-    ax.axhline(
-        1 - eps, color=COLORS["chain"], ls="--", lw=1, label=f"1 − ε = {1 - eps:g}"
-    )
+    ax.plot(steps, np.cumsum(h), "k.-", lw=1, label="h_1 + ... + h_r")
+    ax.axhline(1 - eps, color="k", ls="--", lw=1, label=f"1 − ε = {1 - eps:g}")
     n_steps, rem = int(halt.n_steps), float(halt.remainder)
     ax.axvspan(n_steps - 0.5, n_steps + 0.5, color="#eee", zorder=0)
     ax.set_xticks(steps)
-    ax.set_xlabel("step n")
+    ax.set_xlabel("round r")
     ax.set_ylim(0, max(1.6, float(np.cumsum(h)[n_steps - 1]) + 0.1))
     ax.set_title(
         f"N = {n_steps},  R = {rem:.2f},  ponder N + R = {n_steps + rem:.2f}",
@@ -589,7 +617,7 @@ def plot_length_study(
 def plot_waiting_halting(
     tables: dict[str, pd.DataFrame], trained_bits: int
 ) -> plt.Figure:
-    """Mean halting probability h_n of positions still waiting for their carry, by
+    """Mean halting probability h_r of positions still waiting for their carry, by
     round n (tables from ``halting_while_waiting``, one line each), with the running
     sum of those means: ACT halts a position once its sum reaches 1 - eps."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -612,7 +640,7 @@ def plot_waiting_halting(
     )
     right.axhline(0.99, color="k", ls="--", lw=1)
     right.text(1, 1.03, "1 - eps: halt", fontsize=9)
-    left.set_ylabel("mean $h_n$ while waiting")
+    left.set_ylabel("mean $h_r$ while waiting")
     right.set_ylabel("running sum of the means")
     left.set_ylim(-0.02, 1.02)
     left.legend(frameon=False, fontsize=9)

@@ -6,12 +6,13 @@ bit below), exactly like the carry rule of Chapter 1, so a carry can move at mos
 position per round here too.
 
 Two ways to give it the problem, at the same parameter count (the Looped Transformer
-choice, arXiv 2311.12424, ``Y_{t+1} = M(Y_t + P)``, against a plain weight-tied loop):
+choice, arXiv 2311.12424, which writes ``Y_{t+1} = M(Y_t + P)``, against a plain
+weight-tied loop):
 
-- ``inject=True``: the state starts at zero and the embedded problem ``P`` is added to
-  the state before every round: ``s_{r+1} = F(s_r + P)``.
+- ``inject=True``: the state starts at zero and the embedded problem ``E`` is added to
+  the state before every round: ``s_{r+1} = F(s_r + E)``.
 - ``inject=False``: the state starts as the embedded problem and the loop never sees it
-  again: ``s_0 = P``, ``s_{r+1} = F(s_r)``. Whatever the readout needs of the input
+  again: ``s_0 = E``, ``s_{r+1} = F(s_r)``. Whatever the readout needs of the input
   bits, the state has to carry from round to round.
 """
 
@@ -33,7 +34,7 @@ class Unroll:
     logits: torch.Tensor  # (R, B, n): sum-bit logits after rounds 1..R
     aux_loss: torch.Tensor  # () added to the task loss
     steps: torch.Tensor | None = None  # (B, n): ACT steps each position ran, or None
-    halting: torch.Tensor | None = None  # (rounds, B, n): ACT's h_n in each round
+    halting: torch.Tensor | None = None  # (rounds, B, n): ACT's h_r in each round
 
     def cpu(self) -> Unroll:
         """The same results, brought back to the CPU (from wherever the model ran)."""

@@ -2,25 +2,27 @@ r"""The Universal Transformer block (Dehghani et al., arXiv 1807.03819, Section 
 
 One block, shared by every round:
 
-    A^t = LayerNorm((H^{t-1} + P^t) + MultiHeadSelfAttention(H^{t-1} + P^t))   (Eq. 5)
-    H^t = LayerNorm(A^t + Transition(A^t))                                    (Eq. 4)
+    A^r = LayerNorm((H^{r-1} + P^r) + MultiHeadSelfAttention(H^{r-1} + P^r))   (Eq. 5)
+    H^r = LayerNorm(A^r + Transition(A^r))                                    (Eq. 4)
 
 with the transition a position-wise ReLU feed-forward layer, and the coordinate signal
 
-    P^t_{i,2j}   = sin(i / 10000^{2j/d}) + sin(t / 10000^{2j/d})
-    P^t_{i,2j+1} = cos(i / 10000^{2j/d}) + cos(t / 10000^{2j/d})          (Eqs. 6-7)
+    P^r_{i,2j}   = sin(i / 10000^{2j/d_model}) + sin(r / 10000^{2j/d_model})
+    P^r_{i,2j+1} = cos(i / 10000^{2j/d_model}) + cos(r / 10000^{2j/d_model})  (Eqs. 6-7)
 
 added before every round (tensor2tensor learns the timestep part by default; both are
-here). The paper counts positions i and rounds t from 1; this code counts both from 0,
-so its signal at (i, t) is the paper's P^{t+1} at position i + 1. For Chapter 6's length
-study the position part can also be left out (``position="none"``), shifted by a random
-offset at each training step (``position_offsets``; randomised positions as in Ruoss et
-al., arXiv 2305.16843), or replaced by a learned bias of each head's attention scores
-for each relative offset i - j (``position="relative"``, in the manner of T5's relative
-attention bias, Raffel et al., arXiv 1910.10683), which says which key is "below" at any
-length. ``round_signal=False`` drops the timestep part, so the layer cannot count its
-rounds. With ``inject=True`` the state starts at zero and the embedded bits are added
-before every round (input injection, Chapter 3; Looped Transformers, arXiv 2311.12424).
+here). The paper writes t for the round and d for the model width; this book writes r
+and d_model. The paper counts positions i and rounds from 1; this code counts both from
+0, so its signal at (i, r) is the paper's P^{r+1} at position i + 1. For Chapter 6's
+length study the position part can also be left out (``position="none"``), shifted by a
+random offset at each training step (``position_offsets``; randomised positions as in
+Ruoss et al., arXiv 2305.16843), or replaced by a learned bias of each head's attention
+scores for each relative offset i - j (``position="relative"``, in the manner of T5's
+relative attention bias, Raffel et al., arXiv 1910.10683), which says which key is
+"below" at any length. ``round_signal=False`` drops the timestep part, so the layer
+cannot count its rounds. With ``inject=True`` the state starts at zero and the embedded
+bits are added before every round (input injection, Chapter 3; Looped Transformers,
+arXiv 2311.12424).
 
 Attention is full, or local: each position sees itself and the ``window`` positions
 below it, like the carry rule, so a carry can then move at most ``window`` positions per
@@ -84,7 +86,7 @@ class UTBlock(nn.Module):
         self.norm_out = nn.LayerNorm(d_model)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-        """``x`` is H^{t-1} + P^t, (B, n, d)."""
+        """``x`` is H^{r-1} + P^r, (B, n, d)."""
         attended, _ = self.attn(
             x, x, x, attn_mask=mask, need_weights=False
         )  # (B, n, d)
@@ -127,7 +129,7 @@ class UniversalTransformer(nn.Module):
             raise ValueError(f"position_offsets must be >= 0, got {position_offsets}")
         self.position, self.position_offsets = position, position_offsets
         self.inject = inject  # re-feed the embedded bits before every round
-        self.round_signal = round_signal  # False: no timestep part in P^t
+        self.round_signal = round_signal  # False: no timestep part in P^r
         self.floor = floor  # True: a 0 + 0 bit under bit 0, read out by no one
         self.offset = 0  # the shift of the position signal in the current forward pass
         self.window, self.max_rounds = window, max_rounds
@@ -144,8 +146,8 @@ class UniversalTransformer(nn.Module):
         )  # (H, offsets): a learned score bias per head and relative offset
         self.readout = nn.Linear(d_model, 1)
 
-    def signal(self, n: int, t: int, device) -> torch.Tensor:
-        """P^t for positions 0..n-1 (Eqs. 6-7; shifted by ``self.offset`` while
+    def signal(self, n: int, r: int, device) -> torch.Tensor:
+        """P^r for positions 0..n-1 (Eqs. 6-7; shifted by ``self.offset`` while
         training with offsets), timestep part sinusoidal or learned."""
         if self.position != "sinusoid":
             position = torch.zeros(n, self.d_model)  # (n, d)
@@ -154,22 +156,22 @@ class UniversalTransformer(nn.Module):
         if not self.round_signal:  # the shared layer cannot tell the rounds apart
             return position.to(device)
         if self.timestep is None:
-            step = sinusoid(torch.tensor([t]), self.d_model)  # (1, d)
+            step = sinusoid(torch.tensor([r]), self.d_model)  # (1, d)
             return (position + step).to(device)
-        return position.to(device) + self.timestep.weight[t]  # (n, d)
+        return position.to(device) + self.timestep.weight[r]  # (n, d)
 
     def step(
-        self, state: torch.Tensor, t: int, problem: torch.Tensor | None = None
+        self, state: torch.Tensor, r: int, problem: torch.Tensor | None = None
     ) -> torch.Tensor:
-        """One round: H^t from H^{t-1}; with injection the embedded bits ``problem``
-        are added too, as in Chapter 3's cell: ``H^t = Block(H^{t-1} + P^t + E)``."""
+        """One round: H^r from H^{r-1}; with injection the embedded bits ``problem``
+        are added too, as in Chapter 3's cell: ``H^r = Block(H^{r-1} + P^r + E)``."""
         n = state.shape[1]
         if self.relative is not None:
             mask = self.attention_bias(n, state.shape[0], state.device)
         else:
             mask = local_mask(n, self.window)
             mask = None if mask is None else mask.to(state.device)
-        x = state + self.signal(n, t, state.device)  # (B, n, d)
+        x = state + self.signal(n, r, state.device)  # (B, n, d)
         if problem is not None:
             x = x + problem  # (B, n, d): input injection
         return self.block(x, mask)  # (B, n, d)
@@ -210,8 +212,8 @@ class UniversalTransformer(nn.Module):
             steps, halting = result.n_updates[:, real], result.halting[..., real]
             return Unroll(logits[..., real], aux, steps, halting)
         logits = []
-        for t in range(n_rounds):
-            state = step(state, t)  # (B, n, d)
+        for r in range(n_rounds):
+            state = step(state, r)  # (B, n, d)
             logits.append(self.readout(state).squeeze(-1))  # (B, n)
         return Unroll(torch.stack(logits)[..., real], bits.new_zeros(()))  # (R, B, n)
 

@@ -109,7 +109,7 @@ def halting_while_waiting(
 ) -> tuple[pd.DataFrame, float]:
     """ACT's halting probabilities at positions whose carry-in a local window of one
     cannot know yet (round n < :func:`batch_wait_rounds`) and that are still running:
-    their mean h_n and their number, per round; and the share of all positions that
+    their mean h_r and their number, per round; and the share of all positions that
     halted before their carry-in could be known (their answer is then a guess)."""
     out = run_model(model, batch.bits, max_steps)
     if out.halting is None:

@@ -14,23 +14,20 @@ import html
 import ipywidgets as w
 
 from recur.carry import CarryTrace, longest_chain_span, parallel_add
+from recur.palette import COLORS, legend_html
 
 CELL = (
     "border:1px solid #999;width:1.7em;height:1.7em;"
     "text-align:center;font-family:monospace"
 )
 ROW_HEAD = '<th style="text-align:right;padding-right:6px">{}</th>'
-FILL = {
-    "1": "#cfe3f6",
-    "0": "white",
-    " ": "white",
-    "moved": "#f6a04d",
-    "chain": "#f9d9d5",
-}
+FILL = {"1": COLORS["one"], "0": COLORS["zero"], " ": COLORS["zero"]}
+CHAIN_EDGE = f"border-bottom:4px solid {COLORS['chain']}"
 
 
-def _cell(ch: str, fill: str) -> str:
-    return f'<td style="{CELL};background:{fill}">{html.escape(ch)}</td>'
+def _cell(ch: str, fill: str, extra: str = "") -> str:
+    style = f"{CELL};background:{fill};{extra}"
+    return f'<td style="{style}">{html.escape(ch)}</td>'
 
 
 def round_html(trace: CarryTrace, r: int) -> str:
@@ -51,22 +48,23 @@ def round_html(trace: CarryTrace, r: int) -> str:
         f'<th style="font-size:70%">{lab}</th>'
         for lab in ["", "out", *map(str, range(n - 1, -1, -1))]
     )
+    truth = format(int(trace.a, 2) + int(trace.b, 2), f"0{n + 1}b")  # with carry out
     body = ""
     for name, text in rows.items():
         cells = []
         for col, ch in enumerate(text):
             fill = FILL[ch]
             if name == "carry in" and moved[col]:
-                fill = FILL["moved"]
-            elif name == "readout" and in_chain[col]:
-                fill = FILL["chain"] if ch == "0" else fill
-            cells.append(_cell(ch, fill))
+                fill = COLORS["moved"]
+            elif name == "readout" and ch != truth[col]:
+                fill = COLORS["wrong"]
+            edge = CHAIN_EDGE if name == "readout" and in_chain[col] else ""
+            cells.append(_cell(ch, fill, edge))
         body += f"<tr>{ROW_HEAD.format(name)}{''.join(cells)}</tr>"
     note = (
-        f"after <b>{r}</b> of {trace.n_rounds} rounds; "
-        "orange: carry arrived this round; "
-        f"pink: bits under the longest carry chain (length "
-        f"{0 if span is None else span[1] - span[0]})"
+        f"after <b>{r}</b> of {trace.n_rounds} rounds; longest chain: "
+        f"{0 if span is None else span[1] - span[0]}<br>"
+        + legend_html(("moved", "wrong", "chain"))
     )
     table = f'<table style="border-collapse:collapse"><tr>{head}</tr>{body}</table>'
     return f"{table}<p>{note}</p>"
@@ -136,7 +134,7 @@ def _rounds(n: int) -> str:
 
 def _readout_row(name: str, bits: str, truth: str) -> str:
     cells = "".join(
-        _cell(bit, FILL["chain"] if bit != want else FILL[bit])
+        _cell(bit, COLORS["wrong"] if bit != want else FILL[bit])
         for bit, want in zip(bits, truth, strict=True)
     )
     return f"<tr>{ROW_HEAD.format(name)}{cells}</tr>"
@@ -144,7 +142,8 @@ def _readout_row(name: str, bits: str, truth: str) -> str:
 
 def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
     """The learned cell's readout round by round, next to the exact rule of Chapter 1;
-    wrong bits are pink. Runs ``2 * (width + 1)`` rounds, twice what the rule needs."""
+    wrong bits are pink (:mod:`recur.palette`). Runs ``2 * (width + 1)`` rounds, twice
+    what the rule needs."""
     from recur.experiments import learned_readouts  # torch is only needed here
 
     def build(a: str, b: str):
@@ -167,8 +166,8 @@ def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
                 (
                     str(r),
                     f'<table style="border-collapse:collapse">{rows}</table>'
-                    f"<p>after <b>{r}</b> of {n_rounds} rounds; pink: bit differs from "
-                    "the true sum</p>",
+                    f"<p>after <b>{r}</b> of {n_rounds} rounds<br>"
+                    f"{legend_html(('wrong',))}: differs from the true sum</p>",
                 )
             )
         right = [r + 1 for r, x in enumerate(learned) if x == truth]
@@ -195,7 +194,7 @@ def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
 
 
 def halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = 0.01) -> w.VBox:
-    """Sliders for h_1..h_M and epsilon; shows N, R, the weights p_n and the ponder cost
+    """Sliders for h_1..h_M and epsilon; shows N, R, the weights p_r and the ponder cost
     (Graves 2016, Eqs. 6-10) as computed by :func:`recur.act.halting_weights`. Needs a
     kernel; the book shows a precomputed player next to it."""
     import torch

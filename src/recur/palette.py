@@ -1,0 +1,30 @@
+"""One colour scheme for every figure and widget of the book, so that a colour means the
+same thing on every page: blue is a 1 bit, orange a carry that arrived in the round
+shown, pink a bit that differs from the true sum, purple the longest carry chain."""
+
+from __future__ import annotations
+
+COLORS = {
+    "one": "#cfe3f6",  # a bit that is 1
+    "zero": "white",  # a bit that is 0
+    "moved": "#f6a04d",  # a carry that arrived in the round shown
+    "wrong": "#f9c4d2",  # a readout bit that differs from the true sum
+    "chain": "#6c3483",  # the longest carry chain
+}
+
+MEANING = {  # short enough for a legend under a 4-bit grid
+    "moved": "new carry",
+    "wrong": "wrong bit",
+    "chain": "longest chain",
+}
+
+
+def legend_html(keys: tuple[str, ...]) -> str:
+    """A one-line HTML legend: a swatch in each colour and what it means."""
+    items = [
+        f'<span style="display:inline-block;width:1em;height:1em;'
+        f'background:{COLORS[k]};border:1px solid #999;vertical-align:middle">'
+        f"</span> {MEANING[k]}"
+        for k in keys
+    ]
+    return "&nbsp;&nbsp;".join(items)
