@@ -3,6 +3,8 @@ backpropagation through a long unrolled solve (the oracle), in float64."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -108,7 +110,7 @@ def test_the_backward_pass_keeps_one_step_not_the_iterations():
     assert bytes_many == bytes_few
 
 
-def test_non_convergence_warns_and_strict_raises():
+def test_non_convergence_warns_raises_or_is_reported_as_asked():
     f = Contraction(6, 0.99, seed=3)
     x, z0 = (
         torch.randn(2, 6, dtype=torch.float64),
@@ -118,7 +120,11 @@ def test_non_convergence_warns_and_strict_raises():
         _, info = fixed_point(f, x, z0, tol=1e-14, max_iter=3, method="iteration")
     assert not info.converged and info.n_iter == 3
     with pytest.raises(NotConverged, match="residual"):
-        fixed_point(f, x, z0, tol=1e-14, max_iter=3, strict=True)
+        fixed_point(f, x, z0, tol=1e-14, max_iter=3, on_fail="raise")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "report": no warning, the flag says it
+        _, info = fixed_point(f, x, z0, tol=1e-14, max_iter=3, on_fail="report")
+    assert not info.converged
 
 
 @pytest.mark.parametrize(
@@ -128,6 +134,7 @@ def test_non_convergence_warns_and_strict_raises():
         ({"tol": 0.0}, "tol"),
         ({"max_iter": 1}, "max_iter"),
         ({"max_iter": 2.5}, "max_iter"),
+        ({"on_fail": "ignore"}, "on_fail"),
         ({"z0": torch.zeros(0, 6, dtype=torch.float64)}, "batch"),
         ({"z0": torch.zeros(2, 5, dtype=torch.float64)}, "shape"),
     ],

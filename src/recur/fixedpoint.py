@@ -82,7 +82,8 @@ def _anderson(g, z: torch.Tensor, tol: float, max_iter: int, m: int = 5, lam=1e-
         n = min(k, m)
         diff = gs[:, :n] - xs[:, :n]  # (B, n, D): residuals of the kept iterates
         gram = diff @ diff.transpose(1, 2)  # (B, n, n)
-        ridge = lam * gram.diagonal(dim1=1, dim2=2).mean(dim=1)  # (B,)
+        scale = gram.diagonal(dim1=1, dim2=2).mean(dim=1)  # (B,)
+        ridge = torch.where(scale > 0, lam * scale, 1.0)  # 1.0: this one has converged
         eye = torch.eye(n, dtype=x.dtype, device=x.device)  # (n, n)
         bordered[:, 1 : n + 1, 1 : n + 1] = gram + ridge[:, None, None] * eye
         alpha = torch.linalg.solve(bordered[:, : n + 1, : n + 1], rhs[:, : n + 1])
@@ -121,14 +122,17 @@ def _check_args(f, x, z0, tol, max_iter, method) -> None:
         raise ValueError(f"f(x, z0) has shape {tuple(out_shape)}, z0 {tuple(z0.shape)}")
 
 
-def _report(what: str, info: Solve, tol: float, strict: bool) -> None:
-    if info.converged:
+ON_FAIL = ("warn", "raise", "report")
+
+
+def _report(what: str, info: Solve, tol: float, on_fail: str) -> None:
+    if info.converged or on_fail == "report":
         return
     text = (
         f"{what} did not converge: residual {info.residual:.2e} > tol {tol:g} "
         f"after {info.n_iter} iterations"
     )
-    if strict:
+    if on_fail == "raise":
         raise NotConverged(text)
     warnings.warn(text, RuntimeWarning, stacklevel=3)
 
@@ -141,7 +145,7 @@ def fixed_point(
     tol: float = 1e-6,
     max_iter: int = 100,
     method: str = "anderson",
-    strict: bool = False,
+    on_fail: str = "warn",
 ) -> tuple[torch.Tensor, Solve]:
     r"""z* with z* = f(x, z*), and how the forward solve went.
 
@@ -149,14 +153,18 @@ def fixed_point(
     (DEQ Thm. 1): the backward pass solves the adjoint fixed point u = J^T u + g with
     the same method and ``tol``, from vector-Jacobian products of one application of
     ``f``.
-    A solve that stops at ``max_iter`` with its residual above ``tol`` warns
-    (``RuntimeWarning``) and is reported in ``Solve.converged``; with ``strict=True``
-    it raises :class:`NotConverged` instead, forward or backward.
+    A solve that stops at ``max_iter`` with its residual above ``tol`` is reported in
+    ``Solve.converged`` and, by ``on_fail``, also warns (``"warn"``, a
+    ``RuntimeWarning``) or raises :class:`NotConverged` (``"raise"``), forward or
+    backward; ``"report"`` leaves it to the caller to read ``Solve.converged`` (a
+    training loop that logs it).
     """
     _check_args(f, x, z0, tol, max_iter, method)
+    if on_fail not in ON_FAIL:
+        raise ValueError(f"on_fail must be one of {ON_FAIL}, got {on_fail!r}")
     settings = {"tol": tol, "max_iter": max_iter, "method": method}
     z_star, info = solve(lambda z: f(x, z), z0, **settings)
-    _report("the forward solve", info, tol, strict)
+    _report("the forward solve", info, tol, on_fail)
     if not torch.is_grad_enabled():
         return z_star, info
     z_star = z_star.detach().requires_grad_()
@@ -170,7 +178,7 @@ def fixed_point(
             return torch.autograd.grad(f_star, z_star, u, retain_graph=True)[0] + grad
 
         u, back = solve(vjp, grad, **settings)
-        _report("the backward (adjoint) solve", back, tol, strict)
+        _report("the backward (adjoint) solve", back, tol, on_fail)
         return u
 
     if z_out.requires_grad:

@@ -244,7 +244,10 @@ def _step(
 ) -> float:
     """One optimiser step on one batch; returns the loss."""
     out = model(batch.bits, n_rounds)  # logits (R, B, n)
-    task = window_loss(out.logits, batch.target, cfg.loss_window, keep)
+    if hasattr(model, "task_loss"):  # a model with its own loss (PonderNet's Eq. 6)
+        task = model.task_loss(out, batch.target, keep)
+    else:
+        task = window_loss(out.logits, batch.target, cfg.loss_window, keep)
     loss = task + aux_weight * out.aux_loss
     opt.zero_grad(set_to_none=True)
     loss.backward()

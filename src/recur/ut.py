@@ -188,9 +188,9 @@ class UniversalTransformer(nn.Module):
             bias = bias.masked_fill(blocked.to(device), float("-inf"))
         return bias.repeat(batch_size, 1, 1)  # (B * H, n, n), batch-major as MHA wants
 
-    def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
-        """Fixed rounds: a readout after each. ACT: up to ``n_rounds`` rounds per
-        position; the readout of the mixed state, the ponder cost as ``aux_loss``."""
+    def prepare(self, bits: torch.Tensor, n_rounds: int) -> tuple:
+        """Check the input, embed it (with the floor bit if asked) and return H^0, the
+        round function ``step(state, r)`` and the slice of the positions asked for."""
         check_bits_tensor(bits)
         check_rounds(n_rounds)
         if n_rounds > self.max_rounds and self.timestep is not None:
@@ -204,7 +204,12 @@ class UniversalTransformer(nn.Module):
         self.offset = 0
         if self.training and self.position_offsets:
             self.offset = int(torch.randint(self.position_offsets + 1, (1,)))
-        step = functools.partial(self.step, problem=problem)
+        return state, functools.partial(self.step, problem=problem), real
+
+    def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
+        """Fixed rounds: a readout after each. ACT: up to ``n_rounds`` rounds per
+        position; the readout of the mixed state, the ponder cost as ``aux_loss``."""
+        state, step, real = self.prepare(bits, n_rounds)
         if self.act:
             result = act_loop(step, state, self.halting, n_rounds, self.act_eps)
             logits = self.readout(result.output).squeeze(-1)[None]  # (1, B, n)

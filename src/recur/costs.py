@@ -1,0 +1,114 @@
+r"""What a shared layer costs (Chapter 7): the memory that training keeps, and the time
+and memory of one Universal Transformer round with full, masked-local and banded-local
+attention.
+
+Masked local attention (Chapter 4's ``local_mask``) still computes all n x n scores and
+throws most away: O(n^2 d) time and O(n^2) memory per head. Banded attention computes
+only the w + 1 scores each position may use: O(n w d) and O(n w). The
+efficient-Transformer survey (Tay et al., arXiv 2009.06732, Section 3.1) files such
+windows under "fixed patterns"; weight sharing is a separate, orthogonal family (its
+Section 4.3).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from recur.ut import UTBlock, local_mask
+
+
+def saved_bytes(run: Callable[[], object]) -> int:
+    """Bytes that autograd keeps for the backward pass while ``run()`` executes: the
+    distinct storages saved by every operation (a view of a kept storage is not counted
+    twice). This is the memory that grows when a loop is unrolled for backprop."""
+    storages: dict[int, int] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        storage = t.untyped_storage()
+        storages[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        run()
+    return sum(storages.values())
+
+
+def banded_attention(
+    x: torch.Tensor, attn: nn.MultiheadAttention, window: int
+) -> torch.Tensor:
+    r"""Self-attention of ``x`` (B, n, d) in which position i sees i - window .. i, with
+    the weights of ``attn``: the same numbers as ``attn(x, x, x, attn_mask=local_mask(n,
+    window))``, computing (B, H, n, window + 1) scores instead of (B, H, n, n)."""
+    if window < 0:
+        raise ValueError(f"window must be >= 0, got {window}")
+    batch, n, d = x.shape
+    heads = attn.num_heads
+    q, k, v = F.linear(x, attn.in_proj_weight, attn.in_proj_bias).chunk(3, dim=-1)
+    q, k, v = (t.view(batch, n, heads, d // heads).transpose(1, 2) for t in (q, k, v))
+    pad = (0, 0, window, 0)  # window rows of zeros before position 0
+    keys = F.pad(k, pad).unfold(2, window + 1, 1)  # (B, H, n, d_h, w+1): i-w .. i
+    values = F.pad(v, pad).unfold(2, window + 1, 1)  # (B, H, n, d_h, w+1)
+    scores = (q[..., None, :] @ keys).squeeze(-2) / (d // heads) ** 0.5  # (B,H,n,w+1)
+    slots = torch.arange(n)[:, None] + torch.arange(window + 1)  # (n, w+1): i + j
+    before_zero = slots < window  # key i - window + j would lie below bit 0
+    scores = scores.masked_fill(before_zero.to(x.device), float("-inf"))
+    weights = scores.softmax(dim=-1)  # (B, H, n, w+1)
+    mixed = (values @ weights[..., None]).squeeze(-1)  # (B, H, n, d_h)
+    mixed = mixed.transpose(1, 2).reshape(batch, n, d)  # (B, n, d)
+    return attn.out_proj(mixed)  # (B, n, d)
+
+
+ATTENTION = ("full", "masked local", "banded local")
+
+
+def ut_round(
+    block: UTBlock, x: torch.Tensor, attention: str, window: int = 1
+) -> torch.Tensor:
+    """One round of the shared block (Eqs. 4-5) with full, masked-local or banded-local
+    attention."""
+    if attention == "banded local":
+        attended = banded_attention(x, block.attn, window)  # (B, n, d)
+        a = block.norm_attn(x + attended)  # (B, n, d): Eq. 5
+        return block.norm_out(a + block.transition(a))  # (B, n, d): Eq. 4
+    if attention not in ATTENTION:
+        raise ValueError(f"attention must be one of {ATTENTION}, got {attention!r}")
+    mask = None if attention == "full" else local_mask(x.shape[1], window)
+    return block(x, None if mask is None else mask.to(x.device))
+
+
+def attention_costs(
+    block: UTBlock, sizes: list[int], repeats: int = 3, seed: int = 0
+) -> pd.DataFrame:
+    """For each length n: seconds of one round's forward pass (the fastest of
+    ``repeats``, after a warm-up; the three attentions interleaved, A B C A B C ...,
+    so that a busy machine slows all of them alike) and the bytes kept for backward,
+    on one sequence of n positions."""
+    rows = []
+    device = next(block.parameters()).device
+    for n in sizes:
+        gen = torch.Generator().manual_seed(seed + n)
+        x = torch.randn(1, n, block.attn.embed_dim, generator=gen).to(device)
+        seconds = {name: [] for name in ATTENTION}
+        with torch.no_grad():
+            for _ in range(repeats + 1):
+                for name in ATTENTION:
+                    seconds[name].append(_timed(block, x, name))
+        for name in ATTENTION:
+            memory = saved_bytes(lambda name=name, x=x: ut_round(block, x, name))
+            best = min(seconds[name][1:])
+            rows.append({"n": n, "attention": name, "seconds": best, "bytes": memory})
+    return pd.DataFrame(rows)
+
+
+def _timed(block: UTBlock, x: torch.Tensor, attention: str) -> float:
+    start = time.perf_counter()
+    out = ut_round(block, x, attention)
+    if out.is_cuda:
+        torch.cuda.synchronize(out.device)
+    return time.perf_counter() - start

@@ -1,0 +1,196 @@
+r"""Chapter 2's local cell as a Deep Equilibrium Model (Bai et al., arXiv 1909.01377).
+
+The injected cell runs ``s_{r+1} = F(s_r + E)``. Its carries stop changing once the
+longest chain has arrived, so what the readout needs is a fixed point
+
+    s* = F(s* + E)
+
+and the model can be defined by it instead of by a number of rounds: the forward pass
+finds s* with :func:`recur.fixedpoint.fixed_point`, the backward pass differentiates
+through s* implicitly. The budget ``n_rounds`` of the usual ``model(bits, n_rounds)``
+becomes the solver's iteration cap.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from recur.costs import saved_bytes
+from recur.fixedpoint import Solve, fixed_point
+from recur.shared import LocalCell, Unroll, check_bits_tensor, check_rounds
+from recur.tasks import chain_batch, random_batch
+from recur.train import evaluate
+
+
+class EquilibriumCell(nn.Module):
+    """The injected :class:`LocalCell`, read out at its fixed point.
+
+    ``implicit=False`` is the baseline: the same cell unrolled for ``n_rounds`` rounds
+    with backpropagation through every round (Chapter 2), read out after the last.
+    ``last_solve`` keeps how the latest forward solve went (iterations, residual)."""
+
+    def __init__(
+        self,
+        d_state: int = 16,
+        d_hidden: int = 32,
+        tol: float = 1e-3,
+        method: str = "iteration",
+        implicit: bool = True,
+    ):
+        super().__init__()
+        self.cell = LocalCell(d_state, d_hidden, inject=True)
+        self.tol, self.method, self.implicit = tol, method, implicit
+        self.last_solve: Solve | None = None
+
+    def update(self, problem: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
+        """f(x, z) for the solver: one round of the shared cell."""
+        return self.cell.step(state, problem)  # (B, n, d)
+
+    def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
+        """The readout at the fixed point, as one "round" of logits (1, B, n)."""
+        check_bits_tensor(bits)
+        check_rounds(n_rounds)
+        problem = self.cell.embed(bits)  # (B, n, d)
+        state = torch.zeros_like(problem)  # (B, n, d)
+        if self.implicit:
+            state, self.last_solve = fixed_point(
+                self.update,
+                problem,
+                state,
+                tol=self.tol,
+                max_iter=max(2, n_rounds),
+                method=self.method,
+                on_fail="report",
+            )
+        else:
+            for _ in range(n_rounds):
+                state = self.update(problem, state)  # (B, n, d)
+        logits = self.cell.readout(state).squeeze(-1)  # (B, n)
+        return Unroll(logits[None], bits.new_zeros(()))
+
+
+def _states(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> list[torch.Tensor]:
+    """The states after rounds 1..R of a local cell or a UT (ACT or not: the block is
+    iterated for every position, with no halting), each (B, n, d)."""
+    from recur.ut import UniversalTransformer
+
+    if isinstance(model, LocalCell):
+        problem = model.embed(bits)  # (B, n, d)
+        state = torch.zeros_like(problem) if model.inject else problem
+        step = model.step
+    elif isinstance(model, UniversalTransformer):
+        state, ut_step, _ = model.prepare(bits, n_rounds)
+        rounds = iter(range(n_rounds))
+        problem = None
+
+        def step(state, _problem):
+            return ut_step(state, next(rounds))
+    else:
+        raise ValueError(f"state_changes needs a LocalCell or a UT, got {type(model)}")
+    states = []
+    for _ in range(n_rounds):
+        state = step(state, problem)  # (B, n, d)
+        states.append(state)
+    return states
+
+
+@torch.no_grad()
+def state_changes(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> torch.Tensor:
+    """|s_{r+1} - s_r| / |s_r| for r = 1..R-1, the norms over each sum's positions and
+    features, averaged over the sums: zero once the loop has reached a fixed point."""
+    check_bits_tensor(bits)
+    check_rounds(n_rounds)
+    was_training = model.training
+    model.eval()
+    states = torch.stack(_states(model, bits, n_rounds))  # (R, B, n, d)
+    model.train(was_training)
+    change = (states[1:] - states[:-1]).flatten(2).norm(dim=-1)  # (R-1, B)
+    size = states[:-1].flatten(2).norm(dim=-1).clamp(min=1e-12)  # (R-1, B)
+    return (change / size).mean(dim=1)  # (R-1,)
+
+
+@torch.no_grad()
+def by_width(
+    deq: EquilibriumCell, unrolled: LocalCell, sizes: dict[int, int], seed: int = 0
+) -> pd.DataFrame:
+    """Exact match of the DEQ cell (solver cap 2 (n + 1)) and of the unrolled cell
+    (n + 1 rounds, Chapter 2) on random sums of each width (``sizes``: width -> number
+    of sums, seeded ``seed + width``), with the solver's iterations on them."""
+    rows = []
+    for n_bits, n_sums in sizes.items():
+        batch = random_batch(n_sums, n_bits, seed=seed + n_bits)
+        fixed = evaluate(deq, batch, 2 * (n_bits + 1)).exact[-1]
+        rows.append(
+            {
+                "bits": n_bits,
+                "sums": n_sums,
+                "longest chain": int(batch.distance.max()),
+                "DEQ exact": float(fixed),
+                "solver iterations": deq.last_solve.n_iter,
+                "unrolled exact": float(
+                    evaluate(unrolled, batch, n_bits + 1).exact[-1]
+                ),
+            }
+        )
+    return pd.DataFrame(rows).set_index("bits")
+
+
+@torch.no_grad()
+def iterations_by_chain(
+    deq: EquilibriumCell,
+    n_bits: int,
+    lengths: list[int],
+    n_sums: int = 50,
+    methods: tuple[str, ...] = ("iteration", "anderson"),
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Forward-solver iterations of the DEQ cell on ``n_sums`` sums whose longest
+    chain is exactly each of ``lengths`` (seeded ``seed + length``), for each solver;
+    and the exact match it reached (cap 2 (n + 1))."""
+    rows, method = [], deq.method
+    try:
+        for length in lengths:
+            batch = chain_batch(n_sums, n_bits, length, seed=seed + length)
+            for deq.method in methods:
+                exact = evaluate(deq, batch, 2 * (n_bits + 1)).exact[-1]
+                rows.append(
+                    {
+                        "longest chain": length,
+                        "method": deq.method,
+                        "iterations": deq.last_solve.n_iter,
+                        "exact": float(exact),
+                    }
+                )
+    finally:
+        deq.method = method
+    return pd.DataFrame(rows)
+
+
+def training_memory(
+    deq: EquilibriumCell, n_bits: int, batch_size: int, rounds: list[int], seed=0
+) -> pd.DataFrame:
+    """Bytes kept for the backward pass of one training step (forward and loss), for the
+    cell unrolled over each number of ``rounds`` (backprop through every round) and for
+    the DEQ made to run exactly that many solver iterations (tolerance 0+: it never
+    stops early), on one batch of ``n_bits``-bit sums."""
+    batch = random_batch(batch_size, n_bits, seed=seed)
+    unrolled = EquilibriumCell(implicit=False)
+    unrolled.load_state_dict(deq.state_dict())
+    forced = EquilibriumCell(tol=1e-30, method="iteration")
+    forced.load_state_dict(deq.state_dict())
+    rows = []
+    for n_rounds in rounds:
+        for name, model in (("unrolled backprop", unrolled), ("implicit", forced)):
+
+            def step(model=model, n_rounds=n_rounds):
+                logits = model(batch.bits, n_rounds).logits[-1]  # (B, n)
+                target = batch.target
+                return F.binary_cross_entropy_with_logits(logits, target)
+
+            rows.append(
+                {"rounds": n_rounds, "method": name, "bytes": saved_bytes(step)}
+            )
+    return pd.DataFrame(rows)

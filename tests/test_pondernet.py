@@ -1,0 +1,129 @@
+"""recur.pondernet: hand-computed halting distributions, rows that sum to 1, gradient
+checks, the truncated prior, sampling frequencies, and the UT with PonderNet halting."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recur.pondernet import (
+    PonderUT,
+    expected_loss,
+    geometric_prior,
+    halting_distribution,
+    kl_to_prior,
+    sample_halting,
+)
+from recur.tasks import random_batch
+
+D64 = torch.float64
+
+
+def test_halting_distribution_by_hand():
+    p = halting_distribution(torch.tensor([0.1, 0.3, 0.8, 0.5], dtype=D64))
+    # 0.1; 0.9 * 0.3; 0.9 * 0.7 * 0.8; the rest 0.9 * 0.7 * 0.2 at the last round
+    want = torch.tensor([0.1, 0.27, 0.504, 0.126], dtype=D64)
+    assert torch.allclose(p, want)
+    half = halting_distribution(torch.tensor([0.5, 0.5, 0.5], dtype=D64))
+    assert torch.allclose(half, torch.tensor([0.5, 0.25, 0.25], dtype=D64))
+    assert halting_distribution(torch.tensor([0.7], dtype=D64)).item() == 1.0
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.floats(0, 1), min_size=1, max_size=12),
+    st.integers(1, 3),
+)
+def test_every_row_sums_to_one(values, rows):
+    lambdas = torch.tensor([values] * rows, dtype=D64)  # (rows, N)
+    p = halting_distribution(lambdas)
+    assert p.shape == lambdas.shape
+    assert bool((p >= 0).all())
+    assert torch.allclose(p.sum(dim=-1), torch.ones(rows, dtype=D64))
+
+
+def test_gradients_check():
+    gen = torch.Generator().manual_seed(0)
+    lambdas = (0.05 + 0.9 * torch.rand(2, 5, generator=gen, dtype=D64)).requires_grad_()
+    losses = torch.rand(2, 5, generator=gen, dtype=D64)
+    assert torch.autograd.gradcheck(halting_distribution, (lambdas,))
+    assert torch.autograd.gradcheck(
+        lambda lam: expected_loss(halting_distribution(lam), losses), (lambdas,)
+    )
+    assert torch.autograd.gradcheck(
+        lambda lam: kl_to_prior(halting_distribution(lam), 0.3), (lambdas,)
+    )
+
+
+def test_every_lambda_gets_a_gradient_unlike_act():
+    """PonderNet's loss reaches every lambda_r, also those after the round where ACT
+    would have halted (ACT: d rho / d h_r = 0 for r >= N, Chapter 5)."""
+    lambdas = torch.tensor([0.1, 0.3, 0.8, 0.5], dtype=D64, requires_grad=True)
+    losses = torch.tensor([1.0, 0.8, 0.2, 0.1], dtype=D64)
+    expected_loss(halting_distribution(lambdas), losses).backward()
+    assert bool((lambdas.grad[:3] != 0).all())
+    assert lambdas.grad[3] == 0  # p_N takes what is left: lambda_N plays no part
+    # by hand: dL/dlambda_3 = (1 - 0.1)(1 - 0.3)(L_3 - L_4) = 0.63 * 0.1 > 0, so the
+    # gradient lowers lambda_3: going on to round 4 (loss 0.1) beats halting at 3 (0.2)
+    assert math.isclose(lambdas.grad[2].item(), 0.063)
+
+
+def test_truncated_geometric_prior_by_hand():
+    # 0.5, 0.25, 0.125 renormalised by 0.875: 4/7, 2/7, 1/7
+    want = torch.tensor([4 / 7, 2 / 7, 1 / 7], dtype=D64)
+    assert torch.allclose(geometric_prior(0.5, 3), want)
+    assert torch.allclose(kl_to_prior(want, 0.5), torch.zeros((), dtype=D64))
+    one_hot = torch.tensor([1.0, 0.0, 0.0], dtype=D64)
+    assert math.isclose(kl_to_prior(one_hot, 0.5).item(), math.log(7 / 4))
+
+
+def test_sampled_halting_frequencies():
+    gen = torch.Generator().manual_seed(0)
+    n = 20_000
+    lambdas = torch.tensor([0.3, 0.5, 0.0], dtype=D64).expand(n, 3)
+    rounds = sample_halting(lambdas, gen)
+    share = torch.bincount(rounds, minlength=3).double() / n
+    want = halting_distribution(lambdas[0])  # 0.3, 0.35, 0.35
+    assert torch.allclose(share, want, atol=0.015)
+    assert sample_halting(torch.ones(4, 3), gen).tolist() == [0, 0, 0, 0]
+    assert sample_halting(torch.zeros(4, 3), gen).tolist() == [2, 2, 2, 2]
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: halting_distribution(torch.tensor([0.5, 1.5])), r"\[0, 1\]"),
+        (lambda: halting_distribution(torch.zeros(3, 0)), "last axis"),
+        (lambda: geometric_prior(0.0, 3), "lambda_p"),
+        (lambda: geometric_prior(0.5, 0), "n_rounds"),
+        (lambda: expected_loss(torch.ones(3), torch.ones(4)), "differ"),
+        (lambda: PonderUT(act=True), "act"),
+    ],
+)
+def test_bad_input_is_a_value_error(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_ponder_ut_trains_on_the_expected_loss_and_halts_by_sampling():
+    torch.manual_seed(0)
+    model = PonderUT(window=1, floor=True, inject=True, position="relative")
+    batch = random_batch(8, 5, seed=0)  # 5-bit operands: 6 positions
+    out = model(batch.bits, 6)  # training mode: every round
+    assert out.logits.shape == (6, 8, 6) and out.halting.shape == (6, 8, 6)
+    keep = torch.ones(8)
+    p = halting_distribution(out.halting.movedim(0, -1))  # (B, n, R)
+    bce = torch.nn.functional.binary_cross_entropy_with_logits(
+        out.logits, batch.target.expand(6, -1, -1), reduction="none"
+    )
+    manual = (p * bce.movedim(0, -1)).sum(-1).mean()
+    assert torch.allclose(model.task_loss(out, batch.target, keep), manual)
+    model.eval()
+    first, second = model(batch.bits, 6), model(batch.bits, 6)
+    assert first.logits.shape == (1, 8, 6)
+    assert torch.equal(first.steps, second.steps)  # seeded: the same halting rounds
+    assert bool(((first.steps >= 1) & (first.steps <= 6)).all())
