@@ -29,11 +29,12 @@ test: book lint                    ## unit + property + notebook (nbval) + brows
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks book
 
-bench: $(STAMP)                    ## print the performance table (one JSON object per line)
+bench: $(STAMP)                    ## the performance table: printed, and book/data/bench.jsonl
 	$(PY) benchmarks/run.py
 
-studies: $(STAMP)                  ## rerun Chapter 6's slow studies: book/data/act_*.csv
+studies: $(STAMP)                  ## rerun the slow studies: book/data/act_*.csv, ch7_*.csv
 	$(PY) benchmarks/act_studies.py
+	$(PY) benchmarks/ch7_studies.py
 
 clean:
 	rm -rf _build

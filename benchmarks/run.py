@@ -1,4 +1,6 @@
-"""Print the performance table, one JSON object per line: {"name", "value", "unit"}.
+"""Print the performance table, one JSON object per line: {"name", "value", "unit"},
+and write it to ``book/data/bench.jsonl`` (first line: the machine) for the book's
+Performance page; ``bench_attention`` also writes ``book/data/attention_costs.csv``.
 
 Run with `make bench`. Timings are medians of repeated runs on this machine; the book
 reads nothing from here by hand.
@@ -7,6 +9,8 @@ reads nothing from here by hand.
 from __future__ import annotations
 
 import json
+import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -15,12 +19,17 @@ from pathlib import Path
 
 import nbformat
 import numpy as np
+import pandas as pd
 import torch
 from nbclient import NotebookClient
 
 from recur.carry import longest_chains, parallel_add
-from recur.device import cpu_threads
+from recur.costs import attention_costs
+from recur.deq import EquilibriumCell, training_memory
+from recur.device import cpu_threads, seed_everything
 from recur.experiments import length_generalization, train_variant
+from recur.tasks import random_batch
+from recur.train import TrainConfig, evaluate, train
 from recur.ut import UTBlock, sinusoid
 from recur.ut_experiments import (
     BOOK_ACT,
@@ -30,12 +39,30 @@ from recur.ut_experiments import (
 )
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
+RESULTS: list[dict] = []
 
 
 def emit(name: str, value: float, unit: str) -> None:
-    print(
-        json.dumps({"name": name, "value": round(value, 4), "unit": unit}), flush=True
-    )
+    row = {"name": name, "value": round(value, 4), "unit": unit}
+    RESULTS.append(row)
+    print(json.dumps(row), flush=True)
+
+
+def machine() -> dict:
+    """What the numbers were measured on."""
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    return {
+        "machine": platform.machine(),
+        "cpu cores": os.cpu_count(),
+        "torch": torch.__version__,
+        "gpu": gpu,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+
+
+def write_results(path: Path) -> None:
+    lines = [json.dumps(machine())] + [json.dumps(row) for row in RESULTS]
+    path.write_text("\n".join(lines) + "\n")
 
 
 def median_seconds(fn, repeats: int = 5) -> float:
@@ -178,10 +205,60 @@ def bench_act_ut() -> None:
     emit("act_ut_steps_beyond_carry", beyond, "steps, 8-bit sums, worst of 3 seeds")
 
 
+def bench_attention() -> None:
+    """One UT round (d_model 32, 4 heads, as in the book) with full, masked-local and
+    banded-local attention (window 1) for n = 64 ... 4,096 positions, one thread on the
+    CPU (and on the GPU when there is one): the fastest of 5 interleaved runs and the
+    bytes kept for backward. Writes ``book/data/attention_costs.csv``."""
+    torch.manual_seed(0)
+    block = UTBlock(32, 4, 64)
+    sizes = [64, 256, 1024, 2048, 4096]
+    with cpu_threads(1, torch.device("cpu")):
+        table = attention_costs(block, sizes, repeats=5)
+    table["device"] = "cpu"
+    if torch.cuda.is_available():
+        gpu = attention_costs(block.to("cuda"), sizes, repeats=5)
+        table = pd.concat([table, gpu.assign(device="cuda")], ignore_index=True)
+    table.to_csv(BOOK / "data" / "attention_costs.csv", index=False)
+    for device, rows in table.groupby("device"):
+        at = rows.set_index(["n", "attention"])
+        for n in (1024, 4096):
+            ratio = (
+                at.loc[(n, "masked local"), "seconds"]
+                / at.loc[(n, "banded local"), "seconds"]
+            )
+            emit(f"attention_masked_over_banded_{n}_{device}", ratio, "time ratio")
+
+
+def bench_deq() -> None:
+    """Chapter 7's DEQ cell, three seeds: seconds to 100% on the 10,000 held-out 8-bit
+    pairs (median), exact match on 200 random 1,024-bit sums (worst seed), and bytes
+    kept for backward at 4x the iterations over 1x (implicit and unrolled)."""
+    seconds, exact = [], []
+    for seed in range(3):
+        seed_everything(seed)
+        deq = EquilibriumCell()
+        run = train(
+            deq,
+            TrainConfig(
+                max_bits=8, n_rounds=18, seed=seed, progress=False, device="cpu"
+            ),
+        )
+        seconds.append(run.seconds_to_target or float("nan"))
+        batch = random_batch(200, 1024, seed=99 + seed)
+        exact.append(float(evaluate(deq, batch, 2050).exact[-1]))
+    emit("deq_seconds_to_exact_8bit", statistics.median(seconds), "s, median of 3")
+    emit("deq_exact_1024bit", min(exact), "fraction of 200 sums, worst of 3 seeds")
+    memory = training_memory(deq, 16, 64, [9, 36]).set_index(["method", "rounds"])
+    for method in ("implicit", "unrolled backprop"):
+        ratio = memory.loc[(method, 36), "bytes"] / memory.loc[(method, 9), "bytes"]
+        emit(f"deq_memory_4x_over_1x_{method.split()[0]}", ratio, "ratio")
+
+
 def bench_chapters(names: list[str]) -> None:
     for path in sorted(BOOK.glob("*.ipynb")):
-        if names and path.stem not in names:
-            continue
+        if (names and path.stem not in names) or path.stem == "performance":
+            continue  # the Performance page reads the file this run writes
         nb = nbformat.read(path, as_version=4)
         client = NotebookClient(
             nb, timeout=600, resources={"metadata": {"path": str(BOOK)}}
@@ -197,4 +274,7 @@ if __name__ == "__main__":
     bench_under_load()
     bench_ut_step()
     bench_act_ut()
+    bench_deq()
+    bench_attention()
     bench_chapters(sys.argv[1:])
+    write_results(BOOK / "data" / "bench.jsonl")

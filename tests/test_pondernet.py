@@ -14,6 +14,7 @@ from recur.pondernet import (
     PonderUT,
     expected_loss,
     geometric_prior,
+    gradients_beside_act,
     halting_distribution,
     kl_to_prior,
     sample_halting,
@@ -70,6 +71,17 @@ def test_every_lambda_gets_a_gradient_unlike_act():
     # by hand: dL/dlambda_3 = (1 - 0.1)(1 - 0.3)(L_3 - L_4) = 0.63 * 0.1 > 0, so the
     # gradient lowers lambda_3: going on to round 4 (loss 0.1) beats halting at 3 (0.2)
     assert math.isclose(lambdas.grad[2].item(), 0.063)
+
+
+def test_gradients_beside_act_by_hand():
+    """ACT (Chapter 5, h = 0.1, 0.3, 0.8, 0.5: N = 3): -1, -1, 0, 0. PonderNet, losses
+    1.0, 0.8, 0.2, 0.1: dL/dlambda_r = P(reach r) (L_r - E[L | past r]); E past 3 =
+    0.1, past 2 = 0.8 * 0.2 + 0.2 * 0.1 = 0.18, past 1 = 0.3 * 0.8 + 0.7 * 0.18 = 0.366:
+    1.0 - 0.366 = 0.634; 0.9 (0.8 - 0.18) = 0.558; 0.63 (0.2 - 0.1) = 0.063; 0."""
+    table = gradients_beside_act([0.1, 0.3, 0.8, 0.5], [1.0, 0.8, 0.2, 0.1])
+    assert table.iloc[:, 0].tolist() == [-1.0, -1.0, 0.0, 0.0]
+    want = [0.634, 0.558, 0.063, 0.0]
+    assert table.iloc[:, 1].tolist() == pytest.approx(want, abs=1e-12)
 
 
 def test_truncated_geometric_prior_by_hand():

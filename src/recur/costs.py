@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from recur.ut import UTBlock, local_mask
+from recur.ut import UTBlock, count_parameters, flops_per_token, local_mask
 
 
 def saved_bytes(run: Callable[[], object]) -> int:
@@ -112,3 +112,31 @@ def _timed(block: UTBlock, x: torch.Tensor, attention: str) -> float:
     if out.is_cuda:
         torch.cuda.synchronize(out.device)
     return time.perf_counter() - start
+
+
+def sharing_costs(
+    d_model: int = 512, d_ff: int = 2048, n_layers: int = 12, seq_len: int = 512
+) -> pd.DataFrame:
+    """Parameters and multiply-adds per token of ``n_layers`` rounds of encoder layers
+    under three sharing schemes: every layer separate; one layer shared by every round
+    (the Universal Transformer, ALBERT); and the "sandwich" of Subformer (Reid et al.,
+    arXiv 2101.00234), in which the first and last layers are separate and every
+    layer between them shares one set of weights. The computation is the same for
+    all three: sharing saves parameters, not arithmetic."""
+    per_layer = count_parameters(d_model, d_ff, 1)["one layer"]
+    work = flops_per_token(d_model, d_ff, seq_len, n_layers)
+    distinct = {
+        "every layer separate": n_layers,
+        "one layer shared": 1,
+        "sandwich (first, last separate)": min(n_layers, 3),
+    }
+    rows = [
+        {
+            "scheme": name,
+            "distinct layers": k,
+            "parameters": k * per_layer,
+            "multiply-adds per token": work[f"{n_layers} layers or rounds"],
+        }
+        for name, k in distinct.items()
+    ]
+    return pd.DataFrame(rows).set_index("scheme")

@@ -19,6 +19,7 @@ remainder R (Chapter 5, Eq. 14), every lambda_r gets a gradient from the task lo
 
 from __future__ import annotations
 
+import pandas as pd
 import torch
 import torch.nn.functional as F
 
@@ -174,3 +175,54 @@ def train_ponder(
     model = PonderUT(lambda_p, beta, **PONDER_MODEL, **UT_SIZE)
     cfg = TrainConfig(**(PONDER_TRAINING | {"seed": seed} | overrides))
     return model, train(model, cfg)
+
+
+def study_summary(length: pd.DataFrame) -> pd.DataFrame:
+    """Chapter 7's study (``benchmarks/ch7_studies.py``) by method and width: exact
+    match on random and on long-chain sums (worst seed), and the mean rounds per
+    position and beyond the carry (mean over seeds)."""
+    by = length.groupby(["method", "bits"])
+    worst = by[["exact", "exact, long chains"]].min()
+    mean = by[["mean steps", "steps beyond the carry"]].mean()
+    return worst.join(mean).unstack("method")
+
+
+def gradients_beside_act(
+    h: list[float], losses: list[float], eps: float = 0.01
+) -> pd.DataFrame:
+    """For one position's halting probabilities ``h`` (read as ACT's h_r and as
+    PonderNet's lambda_r) and per-round task losses: d rho / d h_r of ACT's ponder cost
+    (Chapter 5) beside d L_Rec / d lambda_r of PonderNet's expected loss."""
+    from recur.act import ponder_cost
+
+    act_h = torch.tensor(h, dtype=torch.float64, requires_grad=True)
+    lam = torch.tensor(h, dtype=torch.float64, requires_grad=True)
+    ponder_cost(act_h, eps=eps).backward()
+    loss = torch.tensor(losses, dtype=torch.float64)
+    expected_loss(halting_distribution(lam), loss).backward()
+    rounds = pd.Index(range(1, len(h) + 1), name="round r")
+    columns = {
+        "ACT: d rho / d h_r": act_h.grad.numpy(),
+        "PonderNet: d L / d lambda_r": lam.grad.numpy(),
+    }
+    return pd.DataFrame(columns, index=rounds)
+
+
+SHORT = {
+    "exact": "x",
+    "exact, long chains": "lc",
+    "mean steps": "st",
+    "steps beyond the carry": "bey",
+}
+
+
+def study_values(summary: pd.DataFrame, distance: pd.DataFrame) -> dict:
+    """Flat numbers of the study for the chapter's prose: ``{method}_{measure}_{bits}``
+    from :func:`study_summary` (measures shortened by ``SHORT``) and the mean over
+    seeds of each method's fitted ``slope`` and ``intercept`` of steps against d."""
+    fits = distance.groupby("method")[["slope", "intercept"]].mean()
+    values = {f"{m}_{k}": float(v) for (m, k), v in fits.stack().items()}
+    for (measure, method), series in summary.items():
+        key = SHORT[measure]
+        values |= {f"{method}_{key}_{bits}": float(v) for bits, v in series.items()}
+    return values

@@ -45,3 +45,15 @@ def glue_values(prefix: str, values: dict) -> None:
 def _percent(x: float) -> str:
     """0.9995 -> "99.9%" (cut, not rounded: it never shows a miss as 100%)."""
     return "–" if pd.isna(x) else f"{math.floor(round(x * 1000, 6)) / 10:.1f}%"
+
+
+def read_bench(path) -> tuple[dict, pd.DataFrame]:
+    """``make bench``'s file: the machine (first line) and one row per measurement."""
+    import json
+    from pathlib import Path
+
+    lines = Path(path).read_text().splitlines()
+    if not lines:
+        raise ValueError(f"{path} is empty: run make bench")
+    rows = [json.loads(line) for line in lines[1:] if line.strip()]
+    return json.loads(lines[0]), pd.DataFrame(rows, columns=["name", "value", "unit"])

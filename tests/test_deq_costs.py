@@ -1,0 +1,118 @@
+"""recur.deq and recur.costs: the DEQ cell is the unrolled cell at its fixed point, the
+memory it keeps does not grow with the iterations, banded attention is the masked one,
+and the sharing table matches the counts checked by hand in FACTS."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recur.costs import (
+    attention_costs,
+    banded_attention,
+    saved_bytes,
+    sharing_costs,
+    ut_round,
+)
+from recur.deq import EquilibriumCell, state_changes, training_memory
+from recur.shared import LocalCell
+from recur.tasks import random_batch
+from recur.ut import UTBlock, local_mask
+
+
+def test_saved_bytes_by_hand():
+    x = torch.ones(1000, requires_grad=True)  # float32: 4,000 bytes
+    assert saved_bytes(lambda: torch.exp(x).sum()) == 4000  # exp keeps its result
+    assert saved_bytes(lambda: (x + 1).sum()) == 0  # an addition keeps nothing
+    with torch.no_grad():
+        assert saved_bytes(lambda: torch.exp(x)) == 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    n=st.integers(1, 20),
+    window=st.integers(0, 5),
+    heads=st.sampled_from([1, 2, 4]),
+    seed=st.integers(0, 1000),
+)
+def test_banded_attention_is_the_masked_attention(n, window, heads, seed):
+    torch.manual_seed(seed)
+    block = UTBlock(8, heads, 16)
+    x = torch.randn(2, n, 8)
+    masked = block.attn(x, x, x, attn_mask=local_mask(n, window), need_weights=False)
+    assert torch.allclose(banded_attention(x, block.attn, window), masked[0], atol=1e-5)
+    rounds = [
+        ut_round(block, x, kind, window) for kind in ("masked local", "banded local")
+    ]
+    assert torch.allclose(*rounds, atol=1e-5)
+
+
+def test_ut_round_and_costs_reject_unknown_attention():
+    block = UTBlock(8, 2, 16)
+    with pytest.raises(ValueError, match="attention"):
+        ut_round(block, torch.zeros(1, 4, 8), "sparse")
+    with pytest.raises(ValueError, match="window"):
+        banded_attention(torch.zeros(1, 4, 8), block.attn, -1)
+    table = attention_costs(block, [8, 256], repeats=1)
+    assert len(table) == 6 and (table["seconds"] > 0).all()
+    kept = table.set_index(["n", "attention"])["bytes"]
+    assert kept[256, "masked local"] > kept[256, "banded local"]  # n^2 against n w
+
+
+def test_sharing_costs_match_the_hand_counts():
+    """FACTS.md: one Transformer-base layer has 3,152,384 parameters; twelve have
+    37,828,608."""
+    table = sharing_costs(512, 2048, 12, 512)
+    assert table["parameters"].tolist() == [37_828_608, 3_152_384, 3 * 3_152_384]
+    assert table["multiply-adds per token"].nunique() == 1  # the same work for all
+
+
+def test_the_deq_cell_returns_a_fixed_point_of_the_cell():
+    torch.manual_seed(0)
+    deq = EquilibriumCell(tol=1e-6)
+    bits = random_batch(4, 6, seed=0).bits
+    with torch.no_grad():
+        logits = deq(bits, 200).logits[0]  # (B, n)
+        problem = deq.cell.embed(bits)
+        state = torch.zeros_like(problem)
+        for _ in range(300):  # the oracle: plain rounds of Chapter 2's loop
+            state = deq.cell.step(state, problem)
+        assert torch.allclose(deq.cell.step(state, problem), state, atol=1e-6)
+        want = deq.cell.readout(state).squeeze(-1)
+    assert deq.last_solve.converged and deq.last_solve.residual < 1e-6
+    assert torch.allclose(logits, want, atol=1e-4)
+
+
+def test_unrolled_mode_is_chapter_2s_cell():
+    torch.manual_seed(0)
+    cell = LocalCell()
+    unrolled = EquilibriumCell(implicit=False)
+    unrolled.cell.load_state_dict(cell.state_dict())
+    bits = random_batch(5, 6, seed=1).bits
+    assert torch.allclose(unrolled(bits, 7).logits[0], cell(bits, 7).logits[-1])
+
+
+def test_implicit_training_memory_is_flat_and_unrolled_grows_with_the_rounds():
+    torch.manual_seed(0)
+    kept = training_memory(EquilibriumCell(), 6, 8, [4, 8, 16]).pivot(
+        index="rounds", columns="method", values="bytes"
+    )
+    assert kept["implicit"].nunique() == 1
+    unrolled = kept["unrolled backprop"]
+    assert 3.5 < unrolled[16] / unrolled[4] <= 4.0  # linear in the rounds
+
+
+def test_state_changes_vanish_for_a_constant_update():
+    """An update whose weights are zero returns tanh(bias) whatever the state: from
+    round 1 on the state never changes."""
+    cell = LocalCell()
+    with torch.no_grad():
+        for layer in (cell.update[0], cell.update[2]):
+            layer.weight.zero_()
+        cell.update[2].bias.fill_(0.5)
+    changes = state_changes(cell, random_batch(3, 5, seed=0).bits, 6)
+    assert changes.shape == (5,) and torch.all(changes == 0)
+    with pytest.raises(ValueError, match="LocalCell or a UT"):
+        state_changes(torch.nn.Linear(2, 2), random_batch(3, 5, seed=0).bits, 3)
