@@ -47,4 +47,25 @@ def test_committed_table_has_the_columns_its_writer_writes(name):
 
 def test_every_data_file_has_a_writer():
     files = {p.stem for p in (ROOT / "book" / "data").glob("*.csv")}
-    assert files <= {f"act_{name}" for name in STUDIES.STUDIES}
+    writers = {f"act_{name}" for name in STUDIES.STUDIES}
+    writers |= {"ch7_length", "ch7_distance", "ch7_settle"}  # benchmarks/ch7_studies.py
+    writers |= {"attention_costs"}  # benchmarks/run.py, bench_attention
+    assert files <= writers
+
+
+def _ch7():
+    spec = importlib.util.spec_from_file_location(
+        "ch7_studies", ROOT / "benchmarks" / "ch7_studies.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_chapter_7_tables_have_the_columns_their_writer_writes():
+    tiny = {"n_steps": 2, "eval_every": 1, "eval_size": 50}
+    fresh = _ch7().run(seeds=[0], widths=[8], n_sums=4, long_chains=4, **tiny)
+    for name, table in fresh.items():
+        committed = pd.read_csv(ROOT / "book" / "data" / f"{name}.csv")
+        assert list(committed.columns) == list(table.columns), name
+        assert sorted(committed["method"].unique()) == ["ACT", "PonderNet"]

@@ -45,9 +45,7 @@ def halting_distribution(lambdas: torch.Tensor) -> torch.Tensor:
     that is left, p_N = prod_{j<N} (1 - lambda_j) (as if lambda_N were 1), so every row
     sums to 1 whatever the lambdas."""
     _check_lambdas(lambdas)
-    going_on = torch.cumprod(
-        1 - lambdas, dim=-1
-    )  # (..., N): prod_{j<=r} (1 - lambda_j)
+    going_on = torch.cumprod(1 - lambdas, dim=-1)  # (..., N): prod_{j<=r}
     not_yet = torch.cat(
         [torch.ones_like(lambdas[..., :1]), going_on[..., :-1]], dim=-1
     )  # (..., N): prod_{j<r} (1 - lambda_j)
@@ -219,9 +217,16 @@ SHORT = {
 def study_values(summary: pd.DataFrame, distance: pd.DataFrame) -> dict:
     """Flat numbers of the study for the chapter's prose: ``{method}_{measure}_{bits}``
     from :func:`study_summary` (measures shortened by ``SHORT``) and the mean over
-    seeds of each method's fitted ``slope`` and ``intercept`` of steps against d."""
+    seeds of each method's fitted ``slope`` and ``intercept`` of steps against d, and
+    of its mean steps at the largest distance (``dmax``)."""
     fits = distance.groupby("method")[["slope", "intercept"]].mean()
     values = {f"{m}_{k}": float(v) for (m, k), v in fits.stack().items()}
+    dmax = int(distance["carry distance"].max())
+    at_dmax = distance[distance["carry distance"] == dmax]
+    values |= {"dmax": dmax} | {
+        f"{m}_at_dmax": float(v)
+        for m, v in at_dmax.groupby("method")["mean steps"].mean().items()
+    }
     for (measure, method), series in summary.items():
         key = SHORT[measure]
         values |= {f"{method}_{key}_{bits}": float(v) for bits, v in series.items()}

@@ -57,3 +57,9 @@ def read_bench(path) -> tuple[dict, pd.DataFrame]:
         raise ValueError(f"{path} is empty: run make bench")
     rows = [json.loads(line) for line in lines[1:] if line.strip()]
     return json.loads(lines[0]), pd.DataFrame(rows, columns=["name", "value", "unit"])
+
+
+def small_number(x: float, floor: float = 1e-7) -> str:
+    """A small non-negative number for prose: ``2.9e-01``, or "less than 1e-07" below
+    ``floor`` (where a float32 state's change is rounding, not movement)."""
+    return f"less than {floor:.0e}" if x < floor else f"{x:.1e}"
