@@ -261,3 +261,28 @@ def test_players_load_nothing_from_the_network():
     assert "https://" not in player and "http://" not in player
     assert 'class="fa ' not in player
     assert "\u25b6" in player  # the play button is still labelled
+
+
+def test_exact_match_axes_are_never_zoomed():
+    """Issue 9: a share drawn on 0.97..1.0 inflates a difference of a point; every
+    exact-match axis spans 0 to 1, even when every value is near 1."""
+    import pandas as pd
+
+    from recur.plots import plot_accuracy_by_round, plot_rounds_table, plot_tau_sweep
+
+    table = pd.DataFrame(
+        {"exact rule": [0.98, 0.99, 1.0], "learned": [0.97, 0.99, 1.0]},
+        index=pd.RangeIndex(1, 4, name="round"),
+    )
+    taus = pd.DataFrame(
+        {"seed": [0, 0], "tau": [0.01, 0.1], "exact": [0.98, 1.0], "mean steps": [2, 3]}
+    )
+    figures = [
+        plot_accuracy_by_round(table, 8),
+        plot_rounds_table(table),
+        plot_tau_sweep(taus),
+    ]
+    for fig in figures:
+        ax = fig.axes[0]
+        low, high = ax.get_ylim()
+        assert low <= 0 and high >= 1, (ax.get_ylabel(), low, high)

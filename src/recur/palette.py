@@ -1,6 +1,7 @@
 """One colour scheme for every figure and widget of the book, so that a colour means the
 same thing on every page: blue is a 1 bit, orange a carry that arrived in the round
-shown, pink a bit that differs from the true sum, purple the longest carry chain."""
+shown, pink a bit that differs from the true sum, purple the longest carry chain; in
+Chapter 5's halting figures grey is a halting probability and green an ACT weight."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ COLORS = {
     "moved": "#f6a04d",  # a carry that arrived in the round shown
     "wrong": "#f9c4d2",  # a readout bit that differs from the true sum
     "chain": "#6c3483",  # the longest carry chain
+    "halting": "#bbbbbb",  # a halting probability h_r (Chapter 5)
+    "weight": "#2e8b57",  # an ACT weight p_r (Chapter 5)
 }
 
 MEANING = {  # short enough for a legend under a 4-bit grid

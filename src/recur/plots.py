@@ -40,6 +40,12 @@ def variant_colors(n: int) -> list[str]:
     return [*PALETTE, *extra][:n]
 
 
+def _exact_axis(ax: plt.Axes, label: str = "exact match") -> None:
+    """A share of sums is drawn on its whole range, 0 to 1, never zoomed in."""
+    ax.set_ylabel(label)
+    ax.set_ylim(-0.02, 1.02)
+
+
 def _done(fig: plt.Figure) -> plt.Figure:
     """Lay out, and close so that the figure is shown once, as the cell's value."""
     fig.tight_layout()
@@ -255,7 +261,7 @@ def plot_accuracy_by_round(table: pd.DataFrame, n_bits: int) -> plt.Figure:
     )
     ax.set_xlabel("round")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel(f"exact match, {n_bits}-bit sums")
+    _exact_axis(ax, f"exact match, {n_bits}-bit sums")
     ax.legend(frameon=False, fontsize=9, loc="lower right")
     ax.grid(alpha=0.3)
     return _done(fig)
@@ -327,7 +333,7 @@ def plot_ablation(table: pd.DataFrame) -> plt.Figure:
         ax.set_title(f"{n_bits}-bit sums", fontsize=10, loc="left")
         ax.set_xlabel("rounds at test time")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_ylabel("exact match")
+        _exact_axis(ax)
         ax.grid(alpha=0.3)
     axes[0][-1].legend(frameon=False, fontsize=9, loc="center right")
     return _done(fig)
@@ -413,15 +419,15 @@ def draw_halting(h: np.ndarray, eps: float, ax: plt.Axes) -> None:
         steps - 0.2,
         h,
         width=0.4,
-        color=COLORS["one"],
-        edgecolor="#1f4e79",
+        color=COLORS["halting"],
+        edgecolor="#555",
         label="h_r (halting probability)",
     )
     ax.bar(
         steps + 0.2,
         halt.weights.numpy(),
         width=0.4,
-        color=COLORS["moved"],
+        color=COLORS["weight"],
         label="p_r (ACT weight)",
     )
     ax.plot(steps, np.cumsum(h), "k.-", lw=1, label="h_1 + ... + h_r")
@@ -473,7 +479,7 @@ def plot_rounds_table(table: pd.DataFrame) -> plt.Figure:
         ax.plot(table.index, table[name], style, color=color, label=name, ms=4)
     ax.set_xlabel("round")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("exact match")
+    _exact_axis(ax)
     ax.legend(frameon=False, fontsize=9, loc="lower right")
     ax.grid(alpha=0.3)
     return _done(fig)
@@ -542,7 +548,7 @@ def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:
     for seed, runs in table.groupby("seed"):
         left.semilogx(runs["tau"], runs["exact"], "o-", label=f"seed {seed}")
         right.semilogx(runs["tau"], runs["mean steps"], "o-", label=f"seed {seed}")
-    left.set_ylabel("exact match, fresh 8-bit sums")
+    _exact_axis(left, "exact match, fresh 8-bit sums")
     right.set_ylabel("mean ACT steps per position")
     for ax in (left, right):
         ax.set_xlabel("time penalty τ")
