@@ -232,8 +232,10 @@ def bench_attention() -> None:
 
 def bench_deq() -> None:
     """Chapter 7's DEQ cell, three seeds: seconds to 100% on the 10,000 held-out 8-bit
-    pairs (median), exact match on 200 random 1,024-bit sums (worst seed), and bytes
-    kept for backward at 4x the iterations over 1x (implicit and unrolled)."""
+    pairs (median), exact match on 200 random 1,024-bit sums (worst seed), bytes kept
+    for backward at 4x the iterations over 1x (implicit and unrolled), and the peak
+    resident memory of one training step on 64 sums of 1,024 bits at 9 and 36 rounds or
+    iterations, each in a fresh process (``peak_memory.py``)."""
     seconds, exact = [], []
     for seed in range(3):
         seed_everything(seed)
@@ -253,6 +255,23 @@ def bench_deq() -> None:
     for method in ("implicit", "unrolled backprop"):
         ratio = memory.loc[(method, 36), "bytes"] / memory.loc[(method, 9), "bytes"]
         emit(f"deq_memory_4x_over_1x_{method.split()[0]}", ratio, "ratio")
+    script = Path(__file__).with_name("peak_memory.py")
+    for method in ("implicit", "unrolled"):
+        peaks = {}
+        for n_rounds in (9, 36):  # a fresh process each: the peak is a high-water mark
+            out = subprocess.run(
+                [sys.executable, str(script), method, str(n_rounds)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            peaks[n_rounds] = float(out.stdout.split()[-1])
+            emit(
+                f"deq_peak_mib_{method}_{n_rounds}",
+                peaks[n_rounds],
+                "MiB over the process's baseline, 64 sums of 1,024 bits",
+            )
+        emit(f"deq_peak_4x_over_1x_{method}", peaks[36] / peaks[9], "ratio")
 
 
 def bench_chapters(names: list[str]) -> None:

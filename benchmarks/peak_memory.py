@@ -1,0 +1,38 @@
+"""Peak resident memory of one training step of Chapter 7's cell, in a fresh process:
+``python benchmarks/peak_memory.py METHOD ROUNDS`` prints the growth of the process's
+peak resident set (MiB) over a forward + loss + backward on 64 sums of 1,024 bits, for
+the cell unrolled over ROUNDS rounds (``unrolled``) or the DEQ cell made to run exactly
+ROUNDS solver iterations (``implicit``). Used by ``run.py``'s ``bench_deq``."""
+
+from __future__ import annotations
+
+import resource
+import sys
+
+import torch
+import torch.nn.functional as F
+
+from recur.deq import EquilibriumCell
+from recur.tasks import random_batch
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def main(method: str, n_rounds: int) -> float:
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    implicit = method == "implicit"
+    model = EquilibriumCell(tol=1e-30, implicit=implicit)  # never stops early
+    batch = random_batch(64, 1024, seed=0)
+    with torch.no_grad():
+        model(batch.bits, 2)  # allocate what any step needs, then take the baseline
+    before = peak_mib()
+    logits = model(batch.bits, n_rounds).logits[-1]  # (B, n)
+    F.binary_cross_entropy_with_logits(logits, batch.target).backward()
+    return peak_mib() - before
+
+
+if __name__ == "__main__":
+    print(main(sys.argv[1], int(sys.argv[2])))
