@@ -6,7 +6,6 @@ ROUNDS solver iterations (``implicit``). Used by ``run.py``'s ``bench_deq``."""
 
 from __future__ import annotations
 
-import resource
 import sys
 
 import torch
@@ -17,7 +16,12 @@ from recur.tasks import random_batch
 
 
 def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    """This process's peak resident set (VmHWM, Linux). Not ``getrusage``: its maxrss
+    keeps the parent's peak across exec, which would hide a small child's growth."""
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024  # kB -> MiB
+    raise RuntimeError("no VmHWM in /proc/self/status (Linux only)")
 
 
 def main(method: str, n_rounds: int) -> float:

@@ -35,7 +35,8 @@ class NotConverged(RuntimeError):
 
 @dataclass
 class Solve:
-    """What a solve did: ``residual`` is ``|f(z) - z| / |f(z)|`` at the returned z."""
+    """What a solve did: ``residual`` is the largest ``|f(z) - z| / |f(z)|`` of any
+    example of the batch at the returned z."""
 
     n_iter: int
     residual: float
@@ -43,7 +44,11 @@ class Solve:
 
 
 def _relative_residual(fz: torch.Tensor, z: torch.Tensor) -> float:
-    return float((fz - z).norm() / (fz.norm() + 1e-12))
+    """The largest over the batch of |f(z) - z| / |f(z)| per example: one example
+    still moving keeps the solve going, however many others have settled."""
+    step = (fz - z).reshape(z.shape[0], -1).norm(dim=1)  # (B,)
+    size = fz.reshape(z.shape[0], -1).norm(dim=1)  # (B,)
+    return float((step / (size + 1e-12)).max())
 
 
 def _iterate(g, z: torch.Tensor, tol: float, max_iter: int):
