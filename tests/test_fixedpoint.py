@@ -145,3 +145,22 @@ def test_bad_arguments_are_value_errors(kwargs, match):
     args["z0"] = kwargs.pop("z0", torch.zeros(2, 6, dtype=torch.float64))
     with pytest.raises(ValueError, match=match):
         fixed_point(f, args["x"], args["z0"], **kwargs)
+
+
+@pytest.mark.parametrize("method", ["iteration", "anderson"])
+def test_one_slow_example_keeps_the_solve_going(method):
+    """99 examples settle at once, one contracts by 0.9 per step. The stopping test is
+    per example, so the slow one is solved to the tolerance too (a residual over the
+    whole batch would be diluted by the 99 settled ones and stop early)."""
+    rates = torch.zeros(100, 1, dtype=torch.float64)
+    rates[0] = 0.9
+
+    def f(x, z):
+        return rates * z + x
+
+    x = torch.ones(100, 10, dtype=torch.float64)
+    z0 = torch.zeros_like(x)
+    z, info = fixed_point(f, x, z0, tol=1e-6, max_iter=500, method=method)
+    exact = x / (1 - rates)  # z* = x / (1 - rate)
+    assert info.converged
+    assert torch.allclose(z[0], exact[0], rtol=1e-5)
