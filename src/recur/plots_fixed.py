@@ -33,7 +33,7 @@ def plot_iterations_by_chain(table: pd.DataFrame, cap: int) -> plt.Figure:
     ax.set_ylabel("solver iterations (applications of F)")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(frameon=False, fontsize=9)
+    ax.legend(frameon=False, fontsize=9, loc="upper left", bbox_to_anchor=(0, 0.93))
     ax.grid(alpha=0.3)
     return _done(fig)
 
@@ -111,7 +111,7 @@ def plot_halting_rules(distance: pd.DataFrame) -> plt.Figure:
 def plot_attention_costs(table: pd.DataFrame) -> plt.Figure:
     """Seconds (left) and memory kept for backward (right) of one UT round against
     the length n, one line per kind of attention, on log-log axes."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9.6, 3.8))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.6))
     for color, (name, rows) in zip(
         PALETTE, table.groupby("attention", sort=False), strict=False
     ):
