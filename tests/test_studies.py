@@ -13,16 +13,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _studies():
-    spec = importlib.util.spec_from_file_location(
-        "act_studies", ROOT / "benchmarks" / "act_studies.py"
-    )
+def _load(name: str):
+    """A study script in benchmarks/ as a module."""
+    path = ROOT / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-STUDIES = _studies()
+STUDIES = _load("act_studies")
 READ_BY_THE_BOOK = ["tau", "warmup", "positions", "length", "waiting", "recipe"]
 COMMITTED = [
     n for n in STUDIES.STUDIES if (ROOT / "book" / "data" / f"act_{n}.csv").exists()
@@ -53,18 +53,10 @@ def test_every_data_file_has_a_writer():
     assert files <= writers
 
 
-def _ch7():
-    spec = importlib.util.spec_from_file_location(
-        "ch7_studies", ROOT / "benchmarks" / "ch7_studies.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_chapter_7_tables_have_the_columns_their_writer_writes():
     tiny = {"n_steps": 2, "eval_every": 1, "eval_size": 50}
-    fresh = _ch7().run(seeds=[0], widths=[8], n_sums=4, long_chains=4, **tiny)
+    study = _load("ch7_studies")
+    fresh = study.run(seeds=[0], widths=[8], n_sums=4, long_chains=4, **tiny)
     for name, table in fresh.items():
         committed = pd.read_csv(ROOT / "book" / "data" / f"{name}.csv")
         assert list(committed.columns) == list(table.columns), name
