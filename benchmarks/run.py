@@ -269,7 +269,7 @@ def bench_deq() -> None:
             emit(
                 f"deq_peak_mib_{method}_{n_rounds}",
                 peaks[n_rounds],
-                "MiB over the process's baseline, 64 sums of 1,024 bits",
+                "MiB above baseline, 64 x 1,024 bits",
             )
         emit(f"deq_peak_4x_over_1x_{method}", peaks[36] / peaks[9], "ratio")
 
