@@ -140,6 +140,33 @@ def _readout_row(name: str, bits: str, truth: str) -> str:
     return f"<tr>{ROW_HEAD.format(name)}{cells}</tr>"
 
 
+def _learned_page(rule: CarryTrace, learned: str, truth: str, r: int) -> str:
+    """Round ``r`` of the learned explorer: rule, learned cell and true sum, wrong bits
+    pink, with the legend."""
+    rows = (
+        _readout_row("exact rule", str(rule.carry_out(r)) + rule.readout(r), truth)
+        + _readout_row("learned", learned, truth)
+        + _readout_row("true sum", truth, truth)
+    )
+    return (
+        f'<table style="border-collapse:collapse">{rows}</table>'
+        f"<p>after <b>{r}</b> of {rule.n_rounds} rounds<br>"
+        f"{legend_html(('wrong',))}: differs from the true sum</p>"
+    )
+
+
+def _learned_verdict(learned: list[str], truth: str) -> str:
+    """When the learned cell is first right, and whether it stays right to the end."""
+    n_rounds = len(learned)
+    right = [r + 1 for r, x in enumerate(learned) if x == truth]
+    if not right:
+        return f"is not right within {n_rounds} rounds"
+    stays = right[-1] == n_rounds and len(right) == n_rounds - right[0] + 1
+    return f"is first right after {_rounds(right[0])}" + (
+        " and stays right" if stays else ""
+    )
+
+
 def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
     """The learned cell's readout round by round, next to the exact rule of Chapter 1;
     wrong bits are pink (:mod:`recur.palette`). Runs ``2 * (width + 1)`` rounds, twice
@@ -151,42 +178,16 @@ def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
         _check_width(trace, MAX_BITS // 2)
         n_rounds = 2 * (trace.n_bits + 1)
         rule = parallel_add(trace.a, trace.b, n_rounds=n_rounds)
-        learned = learned_readouts(model, trace.a, trace.b, n_rounds)
+        learned = learned_readouts(model, trace.a, trace.b, n_rounds)  # rounds 1..R
         truth = trace.result.zfill(trace.n_bits + 1)
-        pages = []
-        for r in range(1, n_rounds + 1):  # the learned cell reads out after each round
-            rows = (
-                _readout_row(
-                    "exact rule", str(rule.carry_out(r)) + rule.readout(r), truth
-                )
-                + _readout_row("learned", learned[r - 1], truth)
-                + _readout_row("true sum", truth, truth)
-            )
-            pages.append(
-                (
-                    str(r),
-                    f'<table style="border-collapse:collapse">{rows}</table>'
-                    f"<p>after <b>{r}</b> of {n_rounds} rounds<br>"
-                    f"{legend_html(('wrong',))}: differs from the true sum</p>",
-                )
-            )
-        right = [r + 1 for r, x in enumerate(learned) if x == truth]
-        verdict = (
-            f"is first right after {_rounds(right[0])}"
-            if right
-            else f"is not right within {n_rounds} rounds"
-        )
-        stays = (
-            " and stays right"
-            if right
-            and right[-1] == n_rounds
-            and (len(right) == n_rounds - right[0] + 1)
-            else ""
-        )
+        pages = [
+            (str(r), _learned_page(rule, learned[r - 1], truth, r))
+            for r in range(1, n_rounds + 1)
+        ]
         note = (
             f"sum {trace.result}: the exact rule settles after "
-            f"{_rounds(trace.rounds_to_settle)}; the learned cell {verdict}{stays}. "
-            "Click a round:"
+            f"{_rounds(trace.rounds_to_settle)}; the learned cell "
+            f"{_learned_verdict(learned, truth)}. Click a round:"
         )
         return note, pages
 
