@@ -140,6 +140,12 @@ class CarryTrace:
         return int(np.argmax(same))
 
     @property
+    def true_sum(self) -> str:
+        """a + b by integer arithmetic, MSB first, with the carry-out bit: n + 1 digits,
+        the width of every readout row that includes the carry out."""
+        return format(int(self.a, 2) + int(self.b, 2), f"0{self.n_bits + 1}b")
+
+    @property
     def result(self) -> str:
         """The settled sum, most significant bit first.
 

@@ -80,19 +80,16 @@ def _states(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> list[torch.T
     if isinstance(model, LocalCell):
         problem = model.embed(bits)  # (B, n, d)
         state = torch.zeros_like(problem) if model.inject else problem
-        step = model.step
-    elif isinstance(model, UniversalTransformer):
-        state, ut_step, _ = model.prepare(bits, n_rounds)
-        rounds = iter(range(n_rounds))
-        problem = None
 
-        def step(state, _problem):
-            return ut_step(state, next(rounds))
+        def step(state, _r):
+            return model.step(state, problem)
+    elif isinstance(model, UniversalTransformer):
+        state, step, _ = model.prepare(bits, n_rounds)  # step(state, r)
     else:
         raise ValueError(f"state_changes needs a LocalCell or a UT, got {type(model)}")
     states = []
-    for _ in range(n_rounds):
-        state = step(state, problem)  # (B, n, d)
+    for r in range(n_rounds):
+        state = step(state, r)  # (B, n, d)
         states.append(state)
     return states
 

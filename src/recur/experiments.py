@@ -71,7 +71,7 @@ def running_example_table(
         raise ValueError(f"rounds must be a non-empty list of rounds >= 1: {rounds}")
     n_rounds = max(rounds)
     rule = parallel_add(a, b, n_rounds)
-    truth = format(int(rule.a, 2) + int(rule.b, 2), f"0{rule.n_bits + 1}b")
+    truth = rule.true_sum
     columns = {"exact rule": [str(rule.carry_out(r)) + rule.readout(r) for r in rounds]}
     for name, model in models.items():
         readouts = learned_readouts(model, rule.a, rule.b, n_rounds)  # rounds 1..R

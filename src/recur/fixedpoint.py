@@ -108,7 +108,7 @@ def solve(g, z0: torch.Tensor, *, tol: float, max_iter: int, method: str):
         return _anderson(g, z0, tol, max_iter)
 
 
-def _check_args(f, x, z0, tol, max_iter, method) -> None:
+def _check_args(z0, tol, max_iter, method) -> None:
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if not tol > 0:
@@ -117,14 +117,29 @@ def _check_args(f, x, z0, tol, max_iter, method) -> None:
         raise ValueError(f"max_iter must be a whole number >= 2, got {max_iter!r}")
     if z0.dim() < 1 or z0.shape[0] == 0:
         raise ValueError(f"z0 needs a non-empty batch axis, got {tuple(z0.shape)}")
-    try:
-        with torch.no_grad():
-            out_shape = f(x, z0).shape
-    except RuntimeError as err:
-        shape = tuple(z0.shape)
-        raise ValueError(f"f(x, z0) failed for z0 of shape {shape}: {err}") from err
-    if out_shape != z0.shape:
-        raise ValueError(f"f(x, z0) has shape {tuple(out_shape)}, z0 {tuple(z0.shape)}")
+
+
+def _shape_checked(g, z0: torch.Tensor):
+    """``g`` whose first call, the solver's first iterate, must map z0's shape to
+    itself; a failure there is a ValueError about the arguments. No extra call of f."""
+    first = True
+
+    def checked(z: torch.Tensor) -> torch.Tensor:
+        nonlocal first
+        if not first:
+            return g(z)
+        first = False
+        try:
+            out = g(z)
+        except RuntimeError as err:
+            shape = tuple(z0.shape)
+            raise ValueError(f"f(x, z0) failed for z0 of shape {shape}: {err}") from err
+        if out.shape != z0.shape:
+            shapes = f"{tuple(out.shape)}, z0 {tuple(z0.shape)}"
+            raise ValueError(f"f(x, z0) has shape {shapes}")
+        return out
+
+    return checked
 
 
 ON_FAIL = ("warn", "raise", "report")
@@ -164,11 +179,11 @@ def fixed_point(
     backward; ``"report"`` leaves it to the caller to read ``Solve.converged`` (a
     training loop that logs it).
     """
-    _check_args(f, x, z0, tol, max_iter, method)
+    _check_args(z0, tol, max_iter, method)
     if on_fail not in ON_FAIL:
         raise ValueError(f"on_fail must be one of {ON_FAIL}, got {on_fail!r}")
     settings = {"tol": tol, "max_iter": max_iter, "method": method}
-    z_star, info = solve(lambda z: f(x, z), z0, **settings)
+    z_star, info = solve(_shape_checked(lambda z: f(x, z), z0), z0, **settings)
     _report("the forward solve", info, tol, on_fail)
     if not torch.is_grad_enabled():
         return z_star, info

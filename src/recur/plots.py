@@ -71,7 +71,7 @@ def draw_round(trace: CarryTrace, r: int, ax: plt.Axes) -> None:
     ax.clear()
     n = trace.n_bits
     moved = trace.moved(r)[::-1]  # (n + 1,), column order: out, n-1, ..., 0
-    truth = format(int(trace.a, 2) + int(trace.b, 2), f"0{n + 1}b")  # with carry out
+    truth = trace.true_sum  # with the carry-out bit
     for row, text in enumerate(_cells(trace, r)):
         for col, ch in enumerate(text):
             fill = _fill(ch, row == 2 and moved[col], row == 3 and ch != truth[col])

@@ -48,7 +48,7 @@ def round_html(trace: CarryTrace, r: int) -> str:
         f'<th style="font-size:70%">{lab}</th>'
         for lab in ["", "out", *map(str, range(n - 1, -1, -1))]
     )
-    truth = format(int(trace.a, 2) + int(trace.b, 2), f"0{n + 1}b")  # with carry out
+    truth = trace.true_sum  # with the carry-out bit
     body = ""
     for name, text in rows.items():
         cells = []
@@ -179,7 +179,7 @@ def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
         n_rounds = 2 * (trace.n_bits + 1)
         rule = parallel_add(trace.a, trace.b, n_rounds=n_rounds)
         learned = learned_readouts(model, trace.a, trace.b, n_rounds)  # rounds 1..R
-        truth = trace.result.zfill(trace.n_bits + 1)
+        truth = trace.true_sum
         pages = [
             (str(r), _learned_page(rule, learned[r - 1], truth, r))
             for r in range(1, n_rounds + 1)
