@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: book test lint unit nbval browser bench studies clean
+.PHONY: book test lint unit nbval browser bench studies gpu-check glue-reference clean
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,17 @@ lint: $(STAMP)
 
 bench: $(STAMP)                    ## the performance table: printed, and book/data/bench.jsonl
 	$(PY) benchmarks/run.py
+
+# On a GPU machine: every chapter and the unit tests on CUDA -> book/data/gpu_check.jsonl.
+# It needs torch, nbclient, ipykernel and ipywidgets, not the book tools: GPU_PYTHON is
+# whatever Python has them there (no .venv is made). Then, here: make glue-reference
+# after make book, and `benchmarks/gpu_check.py --recompare` to set the CPU values beside.
+GPU_PYTHON ?= python3
+gpu-check:
+	PYTHONPATH=src$${PYTHONPATH:+:$$PYTHONPATH} $(GPU_PYTHON) benchmarks/gpu_check.py --jobs 2
+
+glue-reference: book               ## the CPU build's glued values: book/data/glue_cpu.json
+	$(PY) benchmarks/gpu_check.py --reference
 
 studies: $(STAMP)                  ## rerun the slow studies: book/data/act_*.csv, ch7_*.csv
 	$(PY) benchmarks/act_studies.py

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from fake_accelerator import PretendDevice
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
@@ -101,6 +103,22 @@ def page(browser, site):
     )
     yield tab
     tab.close()
+
+
+@pytest.fixture(autouse=True)
+def pretend_accelerator(request, monkeypatch):
+    """Every test runs with the pretend accelerator as the default device (issue 17):
+    whatever picks the device itself (``train``, ``pick_device("auto")``) puts its
+    model there, and any measurement that forgets to move its inputs, or reads a
+    result without ``.cpu()``, fails as it would on a GPU, in functions nobody listed.
+    Tests about device choice and threads opt out with ``@pytest.mark.real_devices``;
+    ``RECUR_REAL_DEVICE=1`` (``make gpu-check``) runs every test on the real device."""
+    real = os.environ.get("RECUR_REAL_DEVICE")  # make gpu-check: the real GPU
+    if real or request.node.get_closest_marker("real_devices"):
+        yield
+        return
+    with PretendDevice(monkeypatch):
+        yield
 
 
 NBVAL_OUTPUT_TIMEOUT = 120  # seconds

@@ -9,6 +9,8 @@ there. Results are computed on the CPU, so they can be compared with a CPU run.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_flatten, tree_map
@@ -83,9 +85,23 @@ class FakeAccelerator(TorchFunctionMode):
         return tree_map(_mark, out) if on_fake or made_there else out
 
 
+@contextmanager
+def _outside_the_mode():
+    """Run the block as if no FakeAccelerator were active (a Parameter of OnFake can
+    only be made where OnFake's own detach runs)."""
+    modes = []
+    while torch.overrides._get_current_function_mode() is not None:
+        modes.append(torch._C._pop_torch_function_stack())
+    try:
+        yield
+    finally:
+        for mode in reversed(modes):
+            torch._C._push_on_torch_function_stack(mode)
+
+
 def to_fake(model: torch.nn.Module) -> torch.nn.Module:
     """Move ``model``'s parameters and buffers to the pretend accelerator."""
-    with torch.no_grad():
+    with torch.no_grad(), _outside_the_mode():
         for module in model.modules():
             for name, p in module._parameters.items():
                 if p is not None:
@@ -95,3 +111,55 @@ def to_fake(model: torch.nn.Module) -> torch.nn.Module:
                 if b is not None:
                     module._buffers[name] = b.as_subclass(OnFake)
     return model
+
+
+def to_plain(model: torch.nn.Module) -> torch.nn.Module:
+    """Bring ``model``'s parameters and buffers back from the pretend accelerator."""
+    with torch.no_grad(), _outside_the_mode():
+        for module in model.modules():
+            for name, p in module._parameters.items():
+                if p is not None and _on_fake(p):
+                    plain = p.detach().as_subclass(torch.Tensor)
+                    module._parameters[name] = torch.nn.Parameter(
+                        plain, p.requires_grad
+                    )
+            for name, b in module._buffers.items():
+                if b is not None:
+                    module._buffers[name] = _plain(b)
+    return model
+
+
+_module_to = torch.nn.Module.to
+
+
+def _fake_aware_to(self, *args, **kwargs):
+    """``Module.to`` that knows the pretend accelerator: ``model.to(FAKE)`` marks the
+    parameters (a plain ``.to`` would keep the data and drop the mark), a move to the
+    CPU unmarks them."""
+    device, dtype, *_ = torch._C._nn._parse_to(*args, **kwargs)
+    if dtype is not None:
+        self = _module_to(self, dtype=dtype)
+    if device is None:
+        return self
+    if torch.device(device) == FAKE:
+        return to_fake(self)
+    return to_plain(self)
+
+
+class PretendDevice:
+    """The pretend accelerator as the default device: ``pick_device("auto")`` gives
+    ``FAKE`` (through ``RECUR_DEVICE``), ``Module.to(FAKE)`` puts a model there, and
+    :class:`FakeAccelerator` keeps it apart from the CPU. For the test session."""
+
+    def __init__(self, monkeypatch):
+        self.monkeypatch = monkeypatch
+        self.mode = FakeAccelerator()
+
+    def __enter__(self):
+        self.monkeypatch.setenv("RECUR_DEVICE", str(FAKE))
+        self.monkeypatch.setattr(torch.nn.Module, "to", _fake_aware_to)
+        self.mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.mode.__exit__(*exc)

@@ -5,21 +5,28 @@ train/eval mode as it found it. ``fake_accelerator`` stands in for a GPU."""
 from __future__ import annotations
 
 import copy
+import importlib
+import inspect
+import pkgutil
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 
+import recur
 from fake_accelerator import FAKE, FakeAccelerator, to_fake
+from recur import costs, deq
 from recur import device as device_module
 from recur import experiments as ex
 from recur import ut_experiments as ux
+from recur.deq import EquilibriumCell, state_changes
 from recur.device import cpu_threads
 from recur.shared import LocalCell
 from recur.tasks import random_batch
-from recur.train import TrainConfig, evaluate, train
-from recur.ut import UniversalTransformer
+from recur.train import TrainConfig, evaluate, run_model, train
+from recur.ut import UniversalTransformer, UTBlock
+from recur.widgets import learned_explorer
 
 BATCH = random_batch(6, 5, seed=0)
 
@@ -32,6 +39,25 @@ def _cell():
 def _act_ut():
     torch.manual_seed(0)
     return UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True)
+
+
+def _deq():
+    torch.manual_seed(0)
+    return EquilibriumCell(d_state=4, d_hidden=8, tol=1e-2)
+
+
+def _block():
+    torch.manual_seed(0)
+    return UTBlock(8, 2, 16)
+
+
+def _ut_round(block):
+    x = torch.randn(2, 6, 8, generator=torch.Generator().manual_seed(0))
+    device = next(block.parameters()).device
+    return costs.ut_round(block, x.to(device), "banded local").detach().cpu()
+
+
+ROW = {"step": 5, "exact": 1.0, "pairs": 10_000}
 
 
 MEASUREMENTS = {
@@ -51,6 +77,48 @@ MEASUREMENTS = {
     "ponder_by_position": (_act_ut, lambda m: ux.ponder_by_position(m, BATCH, 6)),
     "ponder_vs_distance": (_act_ut, lambda m: ux.ponder_vs_distance(m, BATCH, 6)),
     "act_length_table": (_act_ut, lambda m: ux.act_length_table(m, [4, 6], 8, 6)),
+    "act_check": (_act_ut, lambda m: ux.act_check(m, ROW, seed=0).budget_used),
+    "halting_used_while_waiting": (
+        _act_ut,
+        lambda m: ux.halting_used_while_waiting(m, BATCH, 6),
+    ),
+    "halting_while_waiting": (
+        _act_ut,
+        lambda m: ux.halting_while_waiting(m, BATCH, 6),
+    ),
+    "run_model": (_act_ut, lambda m: run_model(m, BATCH.bits, 4).logits),
+    "state_changes": (_cell, lambda m: state_changes(m, BATCH.bits, 4)),
+    "state_changes (UT)": (_act_ut, lambda m: state_changes(m, BATCH.bits, 4)),
+    "by_width": (_deq, lambda m: deq.by_width(m, _cell(), {4: 5})),
+    "iterations_by_chain": (_deq, lambda m: deq.iterations_by_chain(m, 6, [2], 4)),
+    "training_memory": (_deq, lambda m: deq.training_memory(m, 4, 3, [2])),
+    "running_example_table": (
+        _cell,
+        lambda m: ex.running_example_table({"m": m}, "0111", "0001", [1, 2]),
+    ),
+    "exact_by_round_and_width": (
+        _cell,
+        lambda m: ex.exact_by_round_and_width(m, {4: 5}),
+    ),
+    "exact_by_width": (
+        _cell,
+        lambda m: ex.exact_by_width(m, [4], 5, lambda n: n + 1, long_chains=3),
+    ),
+    "ut_round": (_block, _ut_round),
+    "attention_costs": (
+        _block,
+        lambda m: costs.attention_costs(m, [8], repeats=1)[["n", "attention"]],
+    ),
+    "learned_explorer": (_cell, lambda m: repr(learned_explorer(m, "011", "001"))),
+}
+
+# Public functions that take a model but need no device case here, and why. Every
+# other one must have a MEASUREMENTS entry (test_every_function_taking_a_model_...).
+NO_DEVICE_CASE = {
+    "shared.n_parameters": "counts parameters, computes nothing",
+    "train.model_device": "reads .device; every case above goes through it",
+    "train.eval_mode": "switches the mode; every case above checks it is restored",
+    "train.train": "test_training_runs_on_the_model_device; the whole test session",
 }
 
 
@@ -68,6 +136,44 @@ def _same(a, b) -> None:
         np.testing.assert_allclose(a, b, atol=1e-6)
     else:
         assert a == pytest.approx(b)
+
+
+MODEL_NAMES = {"model", "models", "deq", "unrolled", "cell", "block"}
+MODEL_TYPES = ("Module", "Cell", "Transformer", "UTBlock")
+
+
+def _takes_a_model(fn) -> bool:
+    params = inspect.signature(fn).parameters.values()
+    return any(
+        p.name in MODEL_NAMES or any(t in str(p.annotation) for t in MODEL_TYPES)
+        for p in params
+    )
+
+
+def functions_taking_a_model() -> list[str]:
+    """``module.function`` for every public function of ``recur`` that takes a model
+    (by parameter name or annotation)."""
+    found = []
+    for info in pkgutil.iter_modules(recur.__path__):
+        module = importlib.import_module(f"recur.{info.name}")
+        for name, fn in vars(module).items():
+            public = not name.startswith("_") and inspect.isfunction(fn)
+            if public and fn.__module__ == module.__name__ and _takes_a_model(fn):
+                found.append(f"{info.name}.{name}")
+    return found
+
+
+def test_every_function_taking_a_model_has_a_device_case():
+    """A new measurement function is caught without anyone adding it to a list: it
+    takes a model, so it needs a case in MEASUREMENTS or a reason in NO_DEVICE_CASE."""
+    covered = {name.split(" ")[0] for name in MEASUREMENTS} | set(NO_DEVICE_CASE)
+    missing = [
+        f
+        for f in functions_taking_a_model()
+        if f.split(".")[1] not in covered and f not in covered
+    ]
+    assert functions_taking_a_model(), "the scan found nothing: it is broken"
+    assert not missing, f"no device case for {missing}: add one to MEASUREMENTS"
 
 
 def test_the_fake_accelerator_refuses_what_a_gpu_refuses():
@@ -109,6 +215,7 @@ def test_training_runs_on_the_model_device():
     assert np.isfinite(result.history["loss"]).all()
 
 
+@pytest.mark.real_devices
 def test_the_library_uses_one_cpu_thread_unless_told(monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     before = torch.get_num_threads()

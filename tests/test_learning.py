@@ -1,5 +1,6 @@
 """Tests of the learning side: data, device, the shared cell, the training loop and the
-experiments of Chapters 2 and 3. Everything runs on the CPU."""
+experiments of Chapters 2 and 3. Models that ``train`` places go to the pretend
+accelerator (``tests/conftest.py``), the rest run on the CPU."""
 
 from __future__ import annotations
 
@@ -104,6 +105,7 @@ def test_bad_task_arguments_raise(call, message):
         call()
 
 
+@pytest.mark.real_devices
 def test_pick_device(monkeypatch):
     monkeypatch.setenv("RECUR_DEVICE", "cpu")
     assert pick_device("auto") == torch.device("cpu")

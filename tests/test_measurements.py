@@ -28,6 +28,7 @@ from recur.train import TrainConfig, train
 from recur.ut import UniversalTransformer
 from recur.ut_experiments import (
     act_length_table,
+    halting_used_while_waiting,
     halting_while_waiting,
     ponder_by_position,
     ponder_summary,
@@ -86,15 +87,17 @@ class Scripted(nn.Module):
         self.dummy = nn.Parameter(torch.zeros(()))
 
     def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
-        sign = _sum_bits(bits) * 2 - 1 + 0 * self.dummy  # (B, n)
+        device = bits.device  # a model builds its tensors where its input is
+        sign = _sum_bits(bits).to(device) * 2 - 1 + 0 * self.dummy  # (B, n)
         if self.act:
             n = bits.shape[1]
             steps = [_ripple_distance(a, b, n) for a, b in _ints(bits)]
-            steps = torch.tensor(steps).float() + 2  # (B, n)
+            steps = torch.tensor(steps).float().to(device) + 2  # (B, n)
             if self.at_zero is not None:
                 steps[steps == 2] = float(self.at_zero)
-            rounds = torch.arange(1, int(steps.max()) + 1)[:, None, None]  # (M, 1, 1)
-            h = rounds / 100 + torch.arange(n) / 1000  # (M, 1, n): k/100 + i/1000
+            rounds = torch.arange(1, int(steps.max()) + 1, device=device)
+            rounds = rounds[:, None, None]  # (M, 1, 1)
+            h = rounds / 100 + torch.arange(n, device=device) / 1000  # (M, 1, n)
             h = h.expand(-1, bits.shape[0], -1)  # (M, B, n)
             return Unroll(sign[None], self.dummy * 0, steps, h)
         right = self.right_at(bits.shape[1])
@@ -249,8 +252,9 @@ def test_training_stops_on_the_whole_held_out_set(monkeypatch):
 
     class RightOnFirst(Scripted):
         def forward(self, bits, n_rounds):
-            sign = _sum_bits(bits) * 2 - 1 + 0 * self.dummy
+            sign = _sum_bits(bits).to(bits.device) * 2 - 1 + 0 * self.dummy
             right = torch.tensor([p in first for p in _ints(bits)])[:, None]
+            right = right.to(bits.device)
             return Unroll(torch.where(right, sign, -sign)[None], self.dummy * 0)
 
     result = train(RightOnFirst(), cfg)
@@ -337,6 +341,23 @@ def test_halting_while_waiting_by_plain_loops():
         for s, w in zip(ss, ws, strict=True)
     ]
     assert early == pytest.approx(np.mean(flat)) and early > 0
+
+
+def test_halting_budget_used_while_waiting_by_plain_loops():
+    """Scripted: h = k/100 + i/1000 in round k at position i, for rounds 1..M (M the
+    most steps in the batch). A position whose carry-in is known in round w >= 2 has
+    used h_1 + ... + h_{w-1} while waiting; the result is the largest such sum."""
+    batch = random_batch(60, 8, seed=4)
+    pairs = _ints(batch.bits)
+    n_rounds = max(d + 2 for a, b in pairs for d in _ripple_distance(a, b, 9))
+    spent = [
+        sum(k / 100 + i / 1000 for k in range(1, min(w - 1, n_rounds) + 1))
+        for a, b in pairs
+        for i, w in enumerate(_wait(a, b, 9))
+        if w >= 2
+    ]
+    got = halting_used_while_waiting(Scripted(act=True), batch, 20)
+    assert got == pytest.approx(max(spent))
 
 
 def test_ponder_weight_scales_the_ponder_cost():

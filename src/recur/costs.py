@@ -17,10 +17,15 @@ from collections.abc import Callable
 
 import pandas as pd
 import torch
-import torch.nn.functional as F
-from torch import nn
 
-from recur.ut import UTBlock, count_parameters, flops_per_token, local_mask
+from recur.device import synchronize
+from recur.ut import (  # noqa: F401 (banded_attention: Chapter 7 imports it from here)
+    UTBlock,
+    banded_attention,
+    count_parameters,
+    flops_per_token,
+    local_mask,
+)
 
 
 def saved_bytes(run: Callable[[], object]) -> int:
@@ -39,31 +44,6 @@ def saved_bytes(run: Callable[[], object]) -> int:
     return sum(storages.values())
 
 
-def banded_attention(
-    x: torch.Tensor, attn: nn.MultiheadAttention, window: int
-) -> torch.Tensor:
-    r"""Self-attention of ``x`` (B, n, d) in which position i sees i - window .. i, with
-    the weights of ``attn``: the same numbers as ``attn(x, x, x, attn_mask=local_mask(n,
-    window))``, computing (B, H, n, window + 1) scores instead of (B, H, n, n)."""
-    if window < 0:
-        raise ValueError(f"window must be >= 0, got {window}")
-    batch, n, d = x.shape
-    heads = attn.num_heads
-    q, k, v = F.linear(x, attn.in_proj_weight, attn.in_proj_bias).chunk(3, dim=-1)
-    q, k, v = (t.view(batch, n, heads, d // heads).transpose(1, 2) for t in (q, k, v))
-    pad = (0, 0, window, 0)  # window rows of zeros before position 0
-    keys = F.pad(k, pad).unfold(2, window + 1, 1)  # (B, H, n, d_h, w+1): i-w .. i
-    values = F.pad(v, pad).unfold(2, window + 1, 1)  # (B, H, n, d_h, w+1)
-    scores = (q[..., None, :] @ keys).squeeze(-2) / (d // heads) ** 0.5  # (B,H,n,w+1)
-    slots = torch.arange(n)[:, None] + torch.arange(window + 1)  # (n, w+1): i + j
-    before_zero = slots < window  # key i - window + j would lie below bit 0
-    scores = scores.masked_fill(before_zero.to(x.device), float("-inf"))
-    weights = scores.softmax(dim=-1)  # (B, H, n, w+1)
-    mixed = (values @ weights[..., None]).squeeze(-1)  # (B, H, n, d_h)
-    mixed = mixed.transpose(1, 2).reshape(batch, n, d)  # (B, n, d)
-    return attn.out_proj(mixed)  # (B, n, d)
-
-
 ATTENTION = ("full", "masked local", "banded local")
 
 
@@ -78,8 +58,8 @@ def ut_round(
         return block.norm_out(a + block.transition(a))  # (B, n, d): Eq. 4
     if attention not in ATTENTION:
         raise ValueError(f"attention must be one of {ATTENTION}, got {attention!r}")
-    mask = None if attention == "full" else local_mask(x.shape[1], window)
-    return block(x, None if mask is None else mask.to(x.device))
+    mask = None if attention == "full" else local_mask(x.shape[1], window, x.device)
+    return block(x, mask)
 
 
 def attention_costs(
@@ -107,10 +87,10 @@ def attention_costs(
 
 
 def _timed(block: UTBlock, x: torch.Tensor, attention: str) -> float:
+    synchronize(x.device)
     start = time.perf_counter()
     out = ut_round(block, x, attention)
-    if out.is_cuda:
-        torch.cuda.synchronize(out.device)
+    synchronize(out.device)
     return time.perf_counter() - start
 
 

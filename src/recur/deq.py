@@ -19,10 +19,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from recur.costs import saved_bytes
+from recur.device import cpu_threads
 from recur.fixedpoint import Solve, fixed_point
 from recur.shared import LocalCell, Unroll, check_bits_tensor, check_rounds
 from recur.tasks import chain_batch, random_batch
-from recur.train import evaluate
+from recur.train import eval_mode, evaluate, model_device
 
 
 class EquilibriumCell(nn.Module):
@@ -97,16 +98,18 @@ def _states(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> list[torch.T
 @torch.no_grad()
 def state_changes(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> torch.Tensor:
     """|s_{r+1} - s_r| / |s_r| for r = 1..R-1, the norms over each sum's positions and
-    features, averaged over the sums: zero once the loop has reached a fixed point."""
+    features, averaged over the sums: zero once the loop has reached a fixed point.
+    Runs as :func:`recur.train.run_model` does: the bits go to the model's device, the
+    model runs in eval mode (restored afterwards, also on error), the result comes
+    back on the CPU."""
     check_bits_tensor(bits)
     check_rounds(n_rounds)
-    was_training = model.training
-    model.eval()
-    states = torch.stack(_states(model, bits, n_rounds))  # (R, B, n, d)
-    model.train(was_training)
+    device = model_device(model)
+    with eval_mode(model), cpu_threads(None, device):
+        states = torch.stack(_states(model, bits.to(device), n_rounds))  # (R,B,n,d)
     change = (states[1:] - states[:-1]).flatten(2).norm(dim=-1)  # (R-1, B)
     size = states[:-1].flatten(2).norm(dim=-1).clamp(min=1e-12)  # (R-1, B)
-    return (change / size).mean(dim=1)  # (R-1,)
+    return (change / size).mean(dim=1).cpu()  # (R-1,)
 
 
 @torch.no_grad()
@@ -169,25 +172,28 @@ def iterations_by_chain(
 def training_memory(
     deq: EquilibriumCell, n_bits: int, batch_size: int, rounds: list[int], seed=0
 ) -> pd.DataFrame:
-    """Bytes kept for the backward pass of one training step (forward and loss), for the
-    cell unrolled over each number of ``rounds`` (backprop through every round) and for
-    the DEQ made to run exactly that many solver iterations (tolerance 0+: it never
-    stops early), on one batch of ``n_bits``-bit sums."""
-    batch = random_batch(batch_size, n_bits, seed=seed)
-    unrolled = EquilibriumCell(implicit=False)
-    unrolled.load_state_dict(deq.state_dict())
-    forced = EquilibriumCell(tol=1e-30, method="iteration")
-    forced.load_state_dict(deq.state_dict())
+    """Bytes kept for the backward pass of one training step (forward and loss), for
+    ``deq``'s own cell unrolled over each number of ``rounds`` (backprop through every
+    round) and for the DEQ made to run exactly that many solver iterations (tolerance
+    0+: it never stops early), on one batch of ``n_bits``-bit sums on the model's
+    device. ``deq``'s settings are restored afterwards."""
+    device = model_device(deq)
+    batch = random_batch(batch_size, n_bits, seed=seed).to(device)
+    settings = (deq.implicit, deq.tol, deq.method)
+    modes = {"unrolled backprop": (False, deq.tol, deq.method)}
+    modes["implicit"] = (True, 1e-30, "iteration")
     rows = []
-    for n_rounds in rounds:
-        for name, model in (("unrolled backprop", unrolled), ("implicit", forced)):
+    try:
+        for n_rounds in rounds:
+            for name, (deq.implicit, deq.tol, deq.method) in modes.items():
 
-            def step(model=model, n_rounds=n_rounds):
-                logits = model(batch.bits, n_rounds).logits[-1]  # (B, n)
-                target = batch.target
-                return F.binary_cross_entropy_with_logits(logits, target)
+                def step(n_rounds=n_rounds):
+                    logits = deq(batch.bits, n_rounds).logits[-1]  # (B, n)
+                    return F.binary_cross_entropy_with_logits(logits, batch.target)
 
-            rows.append(
-                {"rounds": n_rounds, "method": name, "bytes": saved_bytes(step)}
-            )
+                rows.append(
+                    {"rounds": n_rounds, "method": name, "bytes": saved_bytes(step)}
+                )
+    finally:
+        deq.implicit, deq.tol, deq.method = settings
     return pd.DataFrame(rows)

@@ -83,3 +83,13 @@ def cpu_threads(n_threads: int | None, device: torch.device) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def synchronize(device: torch.device | str) -> None:
+    """Wait until ``device`` has finished its queued work (CUDA and Apple's MPS run
+    asynchronously: without this a timer measures only the launches)."""
+    kind = torch.device(device).type
+    if kind == "cuda":
+        torch.cuda.synchronize(device)
+    elif kind == "mps":
+        torch.mps.synchronize()

@@ -10,7 +10,9 @@ the history so far are returned.
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -21,7 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm.auto import tqdm
 
-from recur.device import cpu_threads, pick_device, seed_everything
+from recur.device import cpu_threads, pick_device, seed_everything, synchronize
 from recur.shared import Unroll
 from recur.tasks import AdditionBatch, chain_batch, concat_batches, random_batch
 
@@ -31,6 +33,7 @@ class TrainConfig:
     n_steps: int = 1500
     batch_size: int = 128
     lr: float = 1e-2
+    lr_decay: str = "none"  # "cosine": the step size falls to 0 over n_steps
     clip_norm: float = 1.0  # gradient clipping, the usual guard for unrolled loops
     min_bits: int = 1  # training widths are drawn from min_bits..max_bits
     max_bits: int = 8
@@ -67,6 +70,10 @@ class TrainConfig:
         if self.max_rounds is not None and self.max_rounds < self.rounds():
             raise ValueError(
                 f"max_rounds must be >= {self.rounds()}, got {self.max_rounds}"
+            )
+        if self.lr_decay not in ("none", "cosine"):
+            raise ValueError(
+                f"lr_decay must be 'none' or 'cosine', got {self.lr_decay!r}"
             )
         if not 0 <= self.chain_share <= 1:
             raise ValueError(f"chain_share must be in [0, 1], got {self.chain_share}")
@@ -158,7 +165,7 @@ def evaluate(
     for i in range(0, batch.bits.shape[0], chunk):
         part = batch.part(i, i + chunk)
         logits = run_model(model, part.bits, n_rounds).logits  # (R, b, n), CPU
-        right.append((logits > 0).float() == part.target)  # (R, b, n)
+        right.append((logits > 0).float() == part.target.cpu())  # (R, b, n)
     ok = torch.cat(right, dim=1)  # (R, B, n)
     correct = ok.all(dim=-1)  # (R, B)
     return RoundAccuracy(
@@ -229,6 +236,14 @@ def aux_scale(step: int, warmup: int) -> float:
     return 1.0 if warmup <= 0 else min(1.0, (step - 1) / warmup)
 
 
+def step_size(step: int, cfg: TrainConfig) -> float:
+    """The step size at ``step`` (1-based): ``cfg.lr``, or with ``lr_decay="cosine"``
+    ``lr * (1 + cos(pi * (step - 1) / n_steps)) / 2``, from ``lr`` towards 0."""
+    if cfg.lr_decay == "none":
+        return cfg.lr
+    return cfg.lr * (1 + math.cos(math.pi * (step - 1) / cfg.n_steps)) / 2
+
+
 def _heldout_pairs(cfg: TrainConfig) -> tuple[AdditionBatch, frozenset[bytes]]:
     """The held-out pairs and the keys of those to keep out of training: all of them
     when they are a small part of all pairs (8 bits: 10,000 of 65,536), none for tiny
@@ -272,12 +287,18 @@ def _check(model, cfg: TrainConfig, heldout, step: int, loss: float, start) -> d
     }
 
 
-def train(model: nn.Module, cfg: TrainConfig | None = None) -> TrainResult:
+def train(
+    model: nn.Module,
+    cfg: TrainConfig | None = None,
+    done: Callable[[nn.Module, dict], bool] | None = None,
+) -> TrainResult:
     """Train ``model`` on random additions of ``min_bits..max_bits`` bits.
 
     Every ``eval_every`` steps the readout after ``cfg.eval_rounds()`` rounds is checked
     on held-out pairs (column ``pairs``: how many); with ``stop_at_exact`` training
-    stops once every held-out pair has been measured and that share is right."""
+    stops once every held-out pair has been measured and that share is right. With
+    ``done``, it also stops when ``done(model, row)`` says so after a check (``row``:
+    the history row just written); that check then counts as the target reached."""
     cfg = cfg or TrainConfig()
     cfg.check()
     gen = seed_everything(cfg.seed)
@@ -294,16 +315,15 @@ def train(model: nn.Module, cfg: TrainConfig | None = None) -> TrainResult:
                 keep = _not_held_out(batch.bits, heldout_keys).to(device)  # (B,)
                 n_rounds = _draw_rounds(cfg, gen)
                 weight = aux_scale(step, cfg.aux_warmup)
+                for group in opt.param_groups:
+                    group["lr"] = step_size(step, cfg)
                 loss = _step(model, opt, batch.to(device), keep, n_rounds, weight, cfg)
                 bar.update()
                 if step % cfg.eval_every and step != cfg.n_steps:
                     continue
                 rows.append(_check(model, cfg, heldout, step, loss, start))
                 bar.set_postfix(loss=f"{loss:.4f}", exact=f"{rows[-1]['exact']:.2%}")
-                if (
-                    cfg.stop_at_exact is not None
-                    and rows[-1]["exact"] >= cfg.stop_at_exact
-                ):
+                if _target_reached(model, rows[-1], cfg, done):
                     reached = rows[-1]["seconds"]
                     break
     except KeyboardInterrupt:
@@ -314,6 +334,42 @@ def train(model: nn.Module, cfg: TrainConfig | None = None) -> TrainResult:
     return TrainResult(
         model, history, time.perf_counter() - start, reached, interrupted, cfg
     )
+
+
+def _target_reached(model, row: dict, cfg: TrainConfig, done) -> bool:
+    """Whether training may stop after the check that wrote ``row``."""
+    if cfg.stop_at_exact is not None and row["exact"] >= cfg.stop_at_exact:
+        return True
+    return done is not None and bool(done(model, row))
+
+
+def seconds_per_step(
+    model: nn.Module, cfg: TrainConfig, n_steps: int = 20, warmup: int = 3
+) -> float:
+    """Wall seconds of one training step (batch, forward, backward, optimiser) of
+    ``model`` on ``cfg.device``, the mean of ``n_steps`` after ``warmup`` untimed ones,
+    the device synchronised before and after: for comparing devices and batch sizes.
+    Trains ``model`` a little."""
+    cfg.check()
+    gen = seed_everything(cfg.seed)
+    device = pick_device(cfg.device)
+    model.to(device).train()
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    keep = torch.ones(cfg.batch_size, device=device)  # (B,)
+
+    def one_step() -> None:
+        batch = _training_batch(cfg, gen).to(device)
+        _step(model, opt, batch, keep, _draw_rounds(cfg, gen), 1.0, cfg)
+
+    with cpu_threads(cfg.n_threads, device):
+        for _ in range(warmup):
+            one_step()
+        synchronize(device)
+        start = time.perf_counter()
+        for _ in range(n_steps):
+            one_step()
+        synchronize(device)
+    return (time.perf_counter() - start) / n_steps
 
 
 def _finish(bar, interrupted: bool) -> None:

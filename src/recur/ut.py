@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from recur.act import HaltingUnit, act_loop
@@ -53,22 +54,66 @@ def sinusoid(positions: torch.Tensor, d_model: int) -> torch.Tensor:
 MAX_OFFSET = 16  # relative offsets beyond +-16 share one learned bias
 
 
-@functools.lru_cache(maxsize=64)
-def _position_table(n: int, d_model: int) -> torch.Tensor:
-    return sinusoid(torch.arange(n), d_model)  # (n, d), the same in every round
+def _position_table(n: int, d_model: int, device="cpu") -> torch.Tensor:
+    """``sinusoid`` of positions 0..n-1 on ``device``, built once per size and
+    device (so a round copies nothing from the CPU)."""
+    return _cached_table(n, d_model, torch.device(device))
 
 
-@functools.lru_cache(maxsize=64)
-def local_mask(n: int, window: int | None) -> torch.Tensor | None:
-    """Boolean attention mask, True where attention is *not* allowed: position i may see
-    positions i - window .. i. ``None`` (full attention) when ``window`` is None."""
+@functools.lru_cache(maxsize=256)
+def _cached_table(n: int, d_model: int, device: torch.device) -> torch.Tensor:
+    return sinusoid(torch.arange(n), d_model).to(device)  # (n, d)
+
+
+def local_mask(n: int, window: int | None, device="cpu") -> torch.Tensor | None:
+    """Boolean attention mask on ``device``, True where attention is *not* allowed:
+    position i may see positions i - window .. i. ``None`` (full attention) when
+    ``window`` is None."""
     if window is None:
         return None
     if window < 0:
         raise ValueError(f"window must be >= 0 or None, got {window}")
+    return _cached_mask(n, window, torch.device(device))
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_mask(n: int, window: int, device: torch.device) -> torch.Tensor:
     i = torch.arange(n)[:, None]
     j = torch.arange(n)[None, :]
-    return (j > i) | (j < i - window)  # (n, n)
+    return ((j > i) | (j < i - window)).to(device)  # (n, n)
+
+
+def banded_attention(
+    x: torch.Tensor,
+    attn: nn.MultiheadAttention,
+    window: int,
+    bias: torch.Tensor | None = None,
+) -> torch.Tensor:
+    r"""Self-attention of ``x`` (B, n, d) in which position i sees i - window .. i, with
+    the weights of ``attn``: the same numbers as ``attn(x, x, x, attn_mask=local_mask(n,
+    window))``, computing (B, n, H, window + 1) scores instead of (B, H, n, n).
+    ``bias`` (H, window + 1), if given, is added to the scores of key slots
+    i - window .. i (a relative attention bias, as a float mask would add it)."""
+    if window < 0:
+        raise ValueError(f"window must be >= 0, got {window}")
+    batch, n, d = x.shape
+    heads = attn.num_heads
+    qkv = F.linear(x, attn.in_proj_weight, attn.in_proj_bias)  # (B, n, 3d)
+    q, k, v = qkv.view(batch, n, 3, heads, d // heads).unbind(2)  # (B, n, H, d_h)
+    pad = (0, 0, 0, 0, window, 0)  # window rows of zeros before position 0
+    keys = F.pad(k, pad).unfold(1, window + 1, 1)  # (B, n, H, d_h, w+1): i-w .. i
+    values = F.pad(v, pad).unfold(1, window + 1, 1)  # (B, n, H, d_h, w+1)
+    scores = (q[..., None] * keys).sum(-2) / (d // heads) ** 0.5  # (B, n, H, w+1)
+    if bias is not None:
+        scores = scores + bias  # (B, n, H, w+1)
+    slots = torch.arange(n, device=x.device)[:, None] + torch.arange(
+        window + 1, device=x.device
+    )  # (n, w+1): i + j
+    before_zero = slots < window  # key i - window + j would lie below bit 0
+    scores = scores.masked_fill(before_zero[:, None, :], float("-inf"))
+    weights = scores.softmax(dim=-1)  # (B, n, H, w+1)
+    mixed = (values * weights[..., None, :]).sum(-1)  # (B, n, H, d_h)
+    return attn.out_proj(mixed.reshape(batch, n, d))  # (B, n, d)
 
 
 class UTBlock(nn.Module):
@@ -85,11 +130,22 @@ class UTBlock(nn.Module):
         )
         self.norm_out = nn.LayerNorm(d_model)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-        """``x`` is H^{r-1} + P^r, (B, n, d)."""
-        attended, _ = self.attn(
-            x, x, x, attn_mask=mask, need_weights=False
-        )  # (B, n, d)
+    def forward(
+        self,
+        x: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        window: int | None = None,
+        bias: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """``x`` is H^{r-1} + P^r, (B, n, d). With ``window``, banded local attention
+        (:func:`banded_attention`, score ``bias`` (H, window + 1) per key slot);
+        else full attention, or masked by ``mask``."""
+        if window is not None:
+            attended = banded_attention(x, self.attn, window, bias)  # (B, n, d)
+        else:
+            attended, _ = self.attn(
+                x, x, x, attn_mask=mask, need_weights=False
+            )  # (B, n, d)
         a = self.norm_attn(x + attended)  # (B, n, d): Eq. 5
         return self.norm_out(a + self.transition(a))  # (B, n, d): Eq. 4
 
@@ -115,6 +171,8 @@ class UniversalTransformer(nn.Module):
         round_signal: bool = True,
         halt_noise: float = 0.0,
         floor: bool = False,
+        banded: bool = True,
+        pause: float = 0.0,
     ):
         super().__init__()
         if d_model % 2 or d_model % n_heads:
@@ -133,6 +191,10 @@ class UniversalTransformer(nn.Module):
         self.floor = floor  # True: a 0 + 0 bit under bit 0, read out by no one
         self.offset = 0  # the shift of the position signal in the current forward pass
         self.window, self.max_rounds = window, max_rounds
+        self.banded = banded  # a local window runs banded, not masked, attention
+        if not 0 <= pause < 1:
+            raise ValueError(f"pause must be in [0, 1), got {pause}")
+        self.pause = pause  # in training, each position skips a round with this chance
         self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
         self.d_model = d_model
         self.embed = nn.Linear(2, d_model)
@@ -146,35 +208,56 @@ class UniversalTransformer(nn.Module):
         )  # (H, offsets): a learned score bias per head and relative offset
         self.readout = nn.Linear(d_model, 1)
 
-    def signal(self, n: int, r: int, device) -> torch.Tensor:
+    def signal(self, n: int, r: int, device) -> torch.Tensor | None:
         """P^r for positions 0..n-1 (Eqs. 6-7; shifted by ``self.offset`` while
-        training with offsets), timestep part sinusoidal or learned."""
-        if self.position != "sinusoid":
-            position = torch.zeros(n, self.d_model)  # (n, d)
+        training with offsets), timestep part sinusoidal or learned, built on
+        ``device``; ``None`` when there is no signal to add."""
+        if self.position == "sinusoid":
+            table = _position_table(n + self.offset, self.d_model, device)
+            position = table[self.offset :]  # (n, d)
+        elif not self.round_signal:
+            return None  # no position part, no round part
         else:
-            position = _position_table(n + self.offset, self.d_model)[self.offset :]
+            position = torch.zeros(n, self.d_model, device=device)  # (n, d)
         if not self.round_signal:  # the shared layer cannot tell the rounds apart
-            return position.to(device)
+            return position
         if self.timestep is None:
-            step = sinusoid(torch.tensor([r]), self.d_model)  # (1, d)
-            return (position + step).to(device)
-        return position.to(device) + self.timestep.weight[r]  # (n, d)
+            return position + _position_table(r + 1, self.d_model, device)[r]  # (n, d)
+        return position + self.timestep.weight[r]  # (n, d)
 
     def step(
         self, state: torch.Tensor, r: int, problem: torch.Tensor | None = None
     ) -> torch.Tensor:
         """One round: H^r from H^{r-1}; with injection the embedded bits ``problem``
-        are added too, as in Chapter 3's cell: ``H^r = Block(H^{r-1} + P^r + E)``."""
+        are added too, as in Chapter 3's cell: ``H^r = Block(H^{r-1} + P^r + E)``.
+        A local window runs banded attention (the same function as the masked one,
+        O(n w) instead of O(n^2)) unless the model was built with ``banded=False``."""
         n = state.shape[1]
-        if self.relative is not None:
-            mask = self.attention_bias(n, state.shape[0], state.device)
-        else:
-            mask = local_mask(n, self.window)
-            mask = None if mask is None else mask.to(state.device)
-        x = state + self.signal(n, r, state.device)  # (B, n, d)
+        x = state
+        signal = self.signal(n, r, state.device)
+        if signal is not None:
+            x = x + signal  # (B, n, d)
         if problem is not None:
             x = x + problem  # (B, n, d): input injection
-        return self.block(x, mask)  # (B, n, d)
+        if self.banded and self.window is not None:
+            new_state = self.block(x, window=self.window, bias=self.window_bias())
+        elif self.relative is not None:
+            mask = self.attention_bias(n, state.shape[0], state.device)
+            new_state = self.block(x, mask)  # (B, n, d)
+        else:
+            new_state = self.block(x, local_mask(n, self.window, state.device))
+        if self.training and self.pause:  # paused positions keep H^{r-1}
+            paused = torch.rand(state.shape[:2], device=state.device) < self.pause
+            new_state = torch.where(paused[..., None], state, new_state)  # (B, n, d)
+        return new_state
+
+    def window_bias(self) -> torch.Tensor | None:
+        """The learned relative bias for the key slots i - window .. i of banded
+        attention, (H, window + 1); ``None`` without ``position="relative"``."""
+        if self.relative is None:
+            return None
+        slots = torch.arange(self.window, -1, -1, device=self.relative.device)
+        return self.relative[:, slots.clamp(max=MAX_OFFSET) + MAX_OFFSET]  # (H, w+1)
 
     def attention_bias(self, n: int, batch_size: int, device) -> torch.Tensor:
         """Float attention mask for ``position="relative"``: each head's learned bias
@@ -183,9 +266,9 @@ class UniversalTransformer(nn.Module):
         i = torch.arange(n, device=device)
         offset = (i[:, None] - i[None, :]).clamp(-MAX_OFFSET, MAX_OFFSET)  # (n, n)
         bias = self.relative[:, offset + MAX_OFFSET]  # (H, n, n)
-        blocked = local_mask(n, self.window)
+        blocked = local_mask(n, self.window, device)
         if blocked is not None:
-            bias = bias.masked_fill(blocked.to(device), float("-inf"))
+            bias = bias.masked_fill(blocked, float("-inf"))
         return bias.repeat(batch_size, 1, 1)  # (B * H, n, n), batch-major as MHA wants
 
     def prepare(self, bits: torch.Tensor, n_rounds: int) -> tuple:

@@ -1,0 +1,48 @@
+"""Chapter 6's spread over seeds (issue 16): how each training seed of each recipe did
+at the widest width of the ``seeds`` study, read from its table
+(:func:`recur.ut_experiments.seed_runs`); nothing is computed here."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from recur.plots import PALETTE, _done
+from recur.ut_experiments import SUCCESS
+
+
+def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
+    """One column per recipe: top, exact match on random and on long-chain
+    ``n_bits``-bit sums for every seed, with the bars of :data:`SUCCESS` dashed;
+    bottom, the share of positions that halted before their carry could be known.
+    Seeds that missed the bar (``success`` false) get a red tick label."""
+    recipes = list(dict.fromkeys(table["recipe"]))
+    fig, axes = plt.subplots(
+        2, len(recipes), figsize=(5 * len(recipes), 5.2), squeeze=False,
+        sharex=True, gridspec_kw={"height_ratios": [2, 1]},
+    )  # fmt: skip
+    top = table[table["bits"] == n_bits]
+    early_max = max(top["halted before the carry"].max() * 100, 0.05)
+    for k, recipe in enumerate(recipes):
+        runs = top[top["recipe"] == recipe].set_index("seed").sort_index()
+        ok = int(runs["success"].sum())
+        ax, low = axes[0][k], axes[1][k]
+        for column, marker, color in (
+            ("exact", "o", PALETTE[0]),
+            ("exact, long chains", "s", PALETTE[2]),
+        ):
+            ax.plot(runs.index, runs[column], marker, color=color, label=column)
+            ax.axhline(SUCCESS[column], color=color, ls="--", lw=0.8)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"{recipe}: {ok} of {len(runs)} seeds met the bar", fontsize=10)
+        ax.grid(alpha=0.3)
+        low.bar(runs.index, runs["halted before the carry"] * 100, color=PALETTE[1])
+        low.set_ylim(0, early_max * 1.1)
+        low.set_xlabel("training seed")
+        low.set_xticks(runs.index, [str(s) for s in runs.index], fontsize=8)
+        for label, good in zip(low.get_xticklabels(), runs["success"], strict=True):
+            label.set_color("black" if good else PALETTE[1])
+    axes[0][0].set_ylabel(f"exact match, {n_bits}-bit sums")
+    axes[1][0].set_ylabel("halted before\nthe carry (%)")
+    axes[0][0].legend(frameon=False, fontsize=9, loc="lower left")
+    return _done(fig)

@@ -1,0 +1,105 @@
+"""Chapter 6's training procedure (issue 16): the check on 8-bit sums, the restart, the
+bar a run must meet, and the words the page derives from a run's numbers. Expected
+values are written by hand."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from recur import ut_experiments as ux
+from recur.ut_experiments import ActCheck, act_succeeded, act_verdict, train_book_act
+
+WIDTHS = [8, 16, 32, 64, 128]
+
+
+def _table(exact=None, chains=None, beyond_8=0.0) -> pd.DataFrame:
+    """An act_length_table-shaped result: every width perfect unless told otherwise."""
+    exact, chains = exact or {}, chains or {}
+    return pd.DataFrame(
+        {
+            "exact": [exact.get(b, 1.0) for b in WIDTHS],
+            "exact, long chains": [chains.get(b, 1.0) for b in WIDTHS],
+            "steps beyond the carry": [beyond_8] + [0.0] * (len(WIDTHS) - 1),
+        },
+        index=pd.Index(WIDTHS, name="bits"),
+    )
+
+
+def test_the_bar_is_99_and_97_percent_up_to_64_bits_and_half_a_step():
+    assert act_succeeded(_table().loc[[8, 16, 32, 64]])
+    assert act_succeeded(_table({64: 0.99}, {64: 0.97}).loc[[8, 16, 32, 64]])
+    assert not act_succeeded(_table({32: 0.989}).loc[[8, 16, 32, 64]])
+    assert not act_succeeded(_table(chains={64: 0.96}).loc[[8, 16, 32, 64]])
+    assert not act_succeeded(_table(beyond_8=0.51).loc[[8, 16, 32, 64]])
+
+
+def test_a_run_that_works_makes_the_claim():
+    verdict = act_verdict(_table({128: 0.5}))  # 128 bits is beyond the bar
+    assert verdict["ok"]
+    assert verdict["words"] == "meets it at every width from 8 to 64 bits"
+    assert "the claim of this book" in verdict["claim"]
+
+
+def test_a_failing_run_is_told_as_it_is():
+    """The page's words for a run that fell short (another seed, another device):
+    the widths where it did, and no claim of success."""
+    verdict = act_verdict(_table({64: 0.95}, {32: 0.9}, beyond_8=0.8))
+    assert not verdict["ok"]
+    assert verdict["words"] == (
+        "falls short of it at 32 bits, 64 bits, 8 bits (it halts too late)"
+    )
+    assert "does not make the book's claim" in verdict["claim"]
+    assert "computes more" not in verdict["claim"]
+
+
+@pytest.mark.parametrize(
+    "values, passed",
+    [
+        ((1.0, 1.0, 0.0, 0.0), True),
+        ((1.0, 1.0, 0.5, 0.12), True),
+        ((0.9999, 1.0, 0.0, 0.0), False),  # one held-out pair wrong
+        ((1.0, 0.999, 0.0, 0.0), False),  # one long chain wrong
+        ((1.0, 1.0, 0.51, 0.0), False),  # halts too late
+        ((1.0, 1.0, 0.0, 0.13), False),  # used more than an eighth of its budget
+    ],
+)
+def test_the_check_passes_only_when_every_part_does(values, passed):
+    assert ActCheck(600, *values).passed is passed
+
+
+def test_the_best_checkpoint_ranks_passing_first_then_accuracy():
+    ranked = sorted(
+        [
+            ActCheck(600, 1.0, 1.0, 0.0, 0.5),  # fails the budget
+            ActCheck(700, 0.99, 1.0, 0.0, 0.0),
+            ActCheck(800, 1.0, 1.0, 0.2, 0.1),  # passes
+        ],
+        key=ActCheck.score,
+    )
+    assert [c.step for c in ranked] == [700, 600, 800]
+
+
+def test_no_passing_check_means_a_restart_from_another_seed(monkeypatch):
+    seeds = []
+    real = ux.train_ut
+
+    def spy(*args, seed, **kwargs):
+        seeds.append(seed)
+        return real(*args, seed=seed, **kwargs)
+
+    monkeypatch.setattr(ux, "train_ut", spy)
+    tiny = {"n_steps": 4, "eval_every": 2, "eval_size": 50, "progress": False}
+    book = train_book_act(seed=3, max_attempts=2, min_step=2, **tiny)
+    assert seeds == [3, 1003]  # 50 held-out pairs never count as all 10,000
+    assert book.attempts == 2 and not book.passed
+    assert [c.step for c in book.checks] == [2, 4, 2, 4]
+    assert book.kept in book.checks[2:]  # the best checkpoint of the last run
+    assert "passed no check in 2 runs" in book.words()
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(ValueError, match="max_attempts"):
+        train_book_act(seed=0, max_attempts=0)
+    with pytest.raises(ValueError, match="recipe"):
+        ux.train_recipe("BEST_ACT", 0)
