@@ -25,7 +25,8 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   tested on 300 random and 100 long-chain sums of 8 to 64 bits drawn with seeds no
   recipe was chosen on (9,000,000 + width), cap 2 (n + 1): exact match, positions
   halted before their carry, steps beyond the carry, training seconds, runs and
-  ``act_succeeded`` (about 25 minutes on 2 cores with ``--jobs 2``);
+  ``act_succeeded`` (about 25 minutes on 2 cores with ``--jobs 2``); with
+  ``--device cuda``, ``BOOK_ACT`` alone on the GPU, written to ``act_seeds_cuda.csv``;
 - ``waiting``: the halting probabilities of positions still waiting for their carry,
   round by round, on long-chain 8- and 32-bit sums, for the recipe, the recipe with
   the round signal and the recipe without halting noise, 3 seeds (about 8 minutes).
@@ -171,6 +172,11 @@ STUDIES = {
 }
 
 
+# Studies that can also run on a GPU (``--device cuda``): Chapter 6's procedure only,
+# written to ``act_NAME_cuda.csv``.
+ON_A_GPU = {"seeds": {"recipes": ("BOOK_ACT",), "jobs": 4}}
+
+
 def run_study(name: str, **overrides) -> pd.DataFrame:
     """Run one study on the CPU with its settings (``overrides`` replace or add)."""
     function, settings = STUDIES[name]
@@ -183,10 +189,18 @@ if __name__ == "__main__":
         at = sys.argv.index("--jobs")
         jobs = {"jobs": int(sys.argv[at + 1])}
         del sys.argv[at : at + 2]
+    device = {}
+    if "--device" in sys.argv:  # e.g. cuda: only the studies in ON_A_GPU
+        at = sys.argv.index("--device")
+        device = {"device": sys.argv[at + 1]}
+        del sys.argv[at : at + 2]
     for name in sys.argv[1:] or list(STUDIES):
-        table = run_study(name, **(jobs if name == "seeds" else {}))
+        settings = ON_A_GPU[name] | device if device else {}
+        settings |= jobs if name == "seeds" else {}
+        table = run_study(name, **settings)
         for row in table.to_dict("records"):
             print(json.dumps({"study": name} | row), flush=True)
-        out = DATA / f"act_{name}.csv"
+        suffix = f"_{device['device']}" if device else ""
+        out = DATA / f"act_{name}{suffix}.csv"
         table.to_csv(out, index=False)
         print(f"wrote book/data/{out.name}", flush=True)

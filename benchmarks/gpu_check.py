@@ -38,16 +38,13 @@ def chapters() -> list[Path]:
 
 
 def glued_in_build(executed: Path) -> dict[str, str]:
-    """name -> text of every glued value in one executed notebook of the build."""
-    import nbformat
-
-    values = {}
-    for cell in nbformat.read(executed, as_version=4).cells:
-        for output in cell.get("outputs", []):
-            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name is not None:
-                values[name] = output["data"].get("text/plain", "")
-    return values
+    """name -> text of every value glued in one chapter of the build (myst-nb writes
+    them beside the executed notebook, ``NAME.glue.json``)."""
+    path = executed.with_suffix(".glue.json")
+    if not path.exists():
+        return {}
+    outputs = json.loads(path.read_text())
+    return {name: out["data"].get("text/plain", "") for name, out in outputs.items()}
 
 
 def write_reference() -> None:

@@ -220,13 +220,16 @@ def devices() -> list[str]:
     return found
 
 
-def bench_devices(batch_sizes=BATCH_SIZES, n_steps: int = 10) -> pd.DataFrame:
+def bench_devices(
+    batch_sizes=BATCH_SIZES, n_steps: int = 10, out: str = "bench_devices.csv"
+) -> pd.DataFrame:
     """Seconds per 100 training steps of Chapter 2's cell and Chapter 6's model on
     every device found (the CPU with the library's one thread, CUDA when present), at
     the book's batch size (64) and larger ones: where a GPU starts to pay. Devices
     interleaved per model and batch size (A B A B ...), each timed over ``n_steps``
-    steps after a warm-up, the better of two rounds. Writes
-    ``book/data/bench_devices.csv``."""
+    steps after a warm-up, the better of two rounds. The models are fresh: their
+    positions halt after about two rounds, as at the start of training. Writes
+    ``book/data/bench_devices.csv`` (``out``)."""
     rows = []
     for name, make, settings in _step_models():
         for batch in batch_sizes:
@@ -243,7 +246,7 @@ def bench_devices(batch_sizes=BATCH_SIZES, n_steps: int = 10) -> pd.DataFrame:
                              "seconds per 100 steps": per_100})  # fmt: skip
                 emit(f"{name}_seconds_per_100_steps_b{batch}_{device}", per_100, "s")
     table = pd.DataFrame(rows)
-    table.to_csv(BOOK / "data" / "bench_devices.csv", index=False)
+    table.to_csv(BOOK / "data" / out, index=False)
     return table
 
 
@@ -335,14 +338,33 @@ def bench_chapters(names: list[str]) -> None:
 def gpu_bench() -> None:
     """``--gpu``: the entries a GPU changes (devices side by side, attention on every
     device), written to ``book/data/bench_gpu.jsonl`` beside ``bench.jsonl``."""
-    bench_devices()
+    bench_devices(out="bench_devices_gpu.csv")
     bench_attention(BOOK / "data" / "attention_costs_gpu.csv")
     write_results(BOOK / "data" / "bench_gpu.jsonl")
+
+
+def update(names: list[str]) -> None:
+    """``--only NAME ...``: rerun some entries (``act_ut``, ``devices``, ...: the
+    ``bench_*`` functions) and replace theirs in ``book/data/bench.jsonl``."""
+    path = BOOK / "data" / "bench.jsonl"
+    old = [json.loads(line) for line in path.read_text().splitlines()]
+    for name in names:
+        globals()[f"bench_{name}"]()
+    new = {row["name"] for row in RESULTS}
+    stale = tuple(f"{name}_" for name in names)  # e.g. act_ut_: entries renamed since
+    kept = [
+        r for r in old[1:] if r["name"] not in new and not r["name"].startswith(stale)
+    ]
+    RESULTS[:0] = kept
+    write_results(path)
 
 
 if __name__ == "__main__":
     if "--gpu" in sys.argv:
         gpu_bench()
+        sys.exit(0)
+    if "--only" in sys.argv:
+        update(sys.argv[sys.argv.index("--only") + 1 :])
         sys.exit(0)
     bench_carry()
     bench_shared()

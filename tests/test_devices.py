@@ -24,7 +24,7 @@ from recur.deq import EquilibriumCell, state_changes
 from recur.device import cpu_threads
 from recur.shared import LocalCell
 from recur.tasks import random_batch
-from recur.train import TrainConfig, evaluate, run_model, train
+from recur.train import TrainConfig, evaluate, run_model, seconds_per_step, train
 from recur.ut import UniversalTransformer, UTBlock
 from recur.widgets import learned_explorer
 
@@ -119,6 +119,7 @@ NO_DEVICE_CASE = {
     "train.model_device": "reads .device; every case above goes through it",
     "train.eval_mode": "switches the mode; every case above checks it is restored",
     "train.train": "test_training_runs_on_the_model_device; the whole test session",
+    "train.seconds_per_step": "a timing: test_step_timing_runs_on_the_model_device",
 }
 
 
@@ -213,6 +214,15 @@ def test_training_runs_on_the_model_device():
         assert next(model.parameters()).device == FAKE
     assert result.history["step"].tolist() == [5, 10]
     assert np.isfinite(result.history["loss"]).all()
+
+
+def test_step_timing_runs_on_the_model_device():
+    model = to_fake(_act_ut())
+    cfg = TrainConfig(max_bits=4, batch_size=8, device="meta", progress=False)
+    with FakeAccelerator():
+        seconds = seconds_per_step(model, cfg, n_steps=2, warmup=1)
+        assert next(model.parameters()).device == FAKE
+    assert seconds > 0
 
 
 @pytest.mark.real_devices

@@ -103,3 +103,24 @@ def test_bad_arguments_raise():
         train_book_act(seed=0, max_attempts=0)
     with pytest.raises(ValueError, match="recipe"):
         ux.train_recipe("BEST_ACT", 0)
+
+
+def _runs(rows) -> pd.DataFrame:
+    columns = ["recipe", "seed", "bits", "exact", "exact, long chains"]
+    columns += ["halted before the carry", "train seconds", "runs", "check passed"]
+    return pd.DataFrame(rows, columns=[*columns, "success"])
+
+
+def test_seed_counts_and_failures_by_hand():
+    table = _runs(
+        [
+            ["A", 0, 64, 1.0, 1.0, 0.0, 30.0, 1, True, True],
+            ["A", 1, 64, 1.0, 0.5, 0.0, 50.0, 1, True, False],  # lost long chains
+            ["A", 2, 64, 0.9, 1.0, 0.01, 90.0, 2, False, False],  # halted early
+            ["B", 0, 64, 1.0, 1.0, 0.0, 10.0, 1, None, True],
+        ]
+    )
+    counts = ux.seed_counts(table, "A")
+    assert counts == {"met": 1, "n": 3, "median": 50.0, "slowest": 90.0, "restarted": 1}
+    failed = ux.failure_counts(table, "A", n_bits=64)
+    assert failed == {"n": 2, "checked": 1, "chains": 1, "waited": 1}

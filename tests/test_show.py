@@ -29,3 +29,19 @@ def test_small_numbers_for_the_prose():
     assert small_number(0.0) == "less than 1e-07"
     assert small_number(5e-8) == "less than 1e-07"
     assert small_number(1e-7) == "1.0e-07"
+
+
+def test_device_table_and_the_first_batch_where_the_gpu_wins():
+    import pandas as pd
+
+    from recur.show import device_table, first_gpu_win
+
+    rows = [("m", 64, "cpu", 1.0), ("m", 64, "cuda", 2.0), ("m", 256, "cpu", 4.0),
+            ("m", 256, "cuda", 2.5), ("m", 1024, "cpu", 16.0),
+            ("m", 1024, "cuda", 3.0)]  # fmt: skip
+    columns = ["model", "batch", "device", "seconds per 100 steps"]
+    wide = device_table(pd.DataFrame(rows, columns=columns))
+    assert wide.loc[("m", 64), "GPU time / CPU time"] == 2.0
+    assert first_gpu_win(wide, "m") == 1024  # 2.5 / 4 is not half; 3 / 16 is
+    assert first_gpu_win(wide, "m", factor=1.5) == 256
+    assert first_gpu_win(wide, "m", factor=10) is None

@@ -51,7 +51,9 @@ def test_every_data_file_has_a_writer():
     files = {p.stem for p in (ROOT / "book" / "data").glob("*.csv")}
     writers = {f"act_{name}" for name in STUDIES.STUDIES}
     writers |= {"ch7_length", "ch7_distance", "ch7_settle"}  # benchmarks/ch7_studies.py
-    writers |= {"attention_costs", "attention_costs_gpu", "bench_devices"}  # run.py
+    writers |= {f"act_{name}_cuda" for name in STUDIES.ON_A_GPU}  # --device cuda
+    writers |= {"attention_costs", "attention_costs_gpu"}  # run.py
+    writers |= {"bench_devices", "bench_devices_gpu"}  # run.py
     assert files <= writers
 
 

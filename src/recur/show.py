@@ -63,3 +63,26 @@ def small_number(x: float, floor: float = 1e-7) -> str:
     """A small non-negative number for prose: ``2.9e-01``, or "less than 1e-07" below
     ``floor`` (where a float32 state's change is rounding, not movement)."""
     return f"less than {floor:.0e}" if x < floor else f"{x:.1e}"
+
+
+def device_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``make bench``'s device file (one row per model, batch and device): seconds per
+    100 training steps with one column per device, and, when CUDA was measured, the
+    GPU's time over the CPU's (below 1: the GPU is faster)."""
+    wide = table.pivot_table(
+        index=["model", "batch"], columns="device", values="seconds per 100 steps"
+    )
+    if "cuda" in wide.columns and "cpu" in wide.columns:
+        wide["GPU time / CPU time"] = wide["cuda"] / wide["cpu"]
+    return wide
+
+
+def first_gpu_win(
+    wide: pd.DataFrame, model_name: str, factor: float = 2.0
+) -> int | None:
+    """The smallest batch size at which the GPU took at most ``1 / factor`` of the
+    CPU's time for ``model_name`` in a :func:`device_table`; ``None`` if it never
+    did."""
+    ratio = wide.loc[model_name, "GPU time / CPU time"]
+    wins = ratio[ratio <= 1 / factor]
+    return int(wins.index.min()) if len(wins) else None

@@ -97,6 +97,28 @@ class TrainResult:
     interrupted: bool = False
     config: TrainConfig = field(default_factory=TrainConfig)
 
+    @property
+    def reached(self) -> bool:
+        """Whether held-out exact match reached the target (``stop_at_exact``)."""
+        return self.seconds_to_target is not None
+
+    def words(self) -> str:
+        """What the run did, for the page, derived from its history: when it reached
+        the target on the held-out pairs, or how far it got."""
+        last = self.history.iloc[-1]
+        steps, pairs = int(last["step"]), int(last["pairs"])
+        if self.reached:
+            target = self.config.stop_at_exact
+            share = "all" if target == 1.0 else f"{target:.0%} of the"
+            return (
+                f"added {share} {pairs:,} held-out pairs after {steps:,} steps "
+                f"({self.seconds_to_target:.1f} s on this machine)"
+            )
+        return (
+            f"did not reach the target in {steps:,} steps: it adds "
+            f"{last['exact']:.2%} of the {pairs:,} held-out pairs checked last"
+        )
+
     def table(self, last: int = 3) -> pd.DataFrame:
         """The last rows of the history as a reader wants them: exact match in per
         cent, the number of held-out pairs checked, seconds to one decimal."""

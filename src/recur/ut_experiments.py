@@ -576,3 +576,33 @@ def seed_runs(
         with ProcessPoolExecutor(jobs, mp_context=context) as pool:
             results = list(pool.map(_seed_rows, tasks))
     return pd.DataFrame([row for rows in results for row in rows])
+
+
+def seed_counts(table: pd.DataFrame, recipe: str) -> dict:
+    """From a :func:`seed_runs` table, one recipe's runs: how many met the bar
+    (``met``), of how many, the median and slowest training seconds, and how many
+    restarted."""
+    runs = table[table["recipe"] == recipe].groupby("seed").first()  # (seeds, ...)
+    return {
+        "met": int(runs["success"].sum()),
+        "n": len(runs),
+        "median": float(runs["train seconds"].median()),
+        "slowest": float(runs["train seconds"].max()),
+        "restarted": int((runs["runs"] > 1).sum()),
+    }
+
+
+def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
+    """Of one recipe's runs that missed the bar: how many, how many had passed their
+    8-bit check, how many fell short on long chains at ``n_bits`` bits, and how many
+    had no position halt before its carry could be known at that width."""
+    at = table[(table["recipe"] == recipe) & (table["bits"] == n_bits)]
+    failed = at[~at["success"].astype(bool)]
+    return {
+        "n": len(failed),
+        "checked": int((failed["check passed"] == True).sum()),  # noqa: E712 (NaN)
+        "chains": int(
+            (failed["exact, long chains"] < SUCCESS["exact, long chains"]).sum()
+        ),
+        "waited": int((failed["halted before the carry"] == 0).sum()),
+    }
