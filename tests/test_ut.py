@@ -273,3 +273,35 @@ def test_without_a_floor_bit_0_and_a_bit_above_its_twin_look_the_same(act):
     if act:
         assert outs[True].steps.shape == outs[False].steps.shape == (1, 2)
         assert outs[True].halting.shape[1:] == (1, 2)
+
+
+@pytest.mark.parametrize("window", [0, 1, 3])
+@pytest.mark.parametrize("position", ["relative", "sinusoid", "none"])
+def test_a_banded_ut_computes_what_the_masked_one_does(window, position):
+    """Issue 16: local windows run banded attention; the same function as the masked
+    attention of Chapter 4, relative bias included (the bias made non-zero here)."""
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=window,
+                                 position=position, inject=True).eval()  # fmt: skip
+    if model.relative is not None:
+        torch.nn.init.normal_(model.relative, std=1.0)
+    bits = random_batch(5, 11, seed=1).bits
+    banded = model(bits, 6).logits
+    model.banded = False
+    masked = model(bits, 6).logits
+    assert torch.allclose(banded, masked, atol=1e-5)
+
+
+def test_pauses_keep_a_position_state_in_training_only():
+    """With ``pause`` close to 1 almost every position keeps its state in training;
+    in eval mode nothing pauses."""
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, pause=0.99)
+    state = torch.randn(4, 6, 8)
+    model.train()
+    kept = (model.step(state, 0) == state).all(dim=-1).float().mean()
+    assert kept > 0.9
+    model.eval()
+    assert not (model.step(state, 0) == state).all(dim=-1).any()
+    with pytest.raises(ValueError, match="pause"):
+        UniversalTransformer(pause=1.0)
