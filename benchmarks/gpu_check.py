@@ -78,6 +78,8 @@ def run_chapter(path: Path, timeout: int) -> dict:
         error = str(err).strip().splitlines()[-1][:300]
     except Exception as err:  # a dead kernel, a timeout
         error = f"{type(err).__name__}: {err}"[:300]
+    finally:
+        os.environ.pop("GLUE_LOG", None)
     seconds = time.perf_counter() - start
     glued = {}
     if log.exists():

@@ -221,7 +221,7 @@ def devices() -> list[str]:
 
 
 def bench_devices(
-    batch_sizes=BATCH_SIZES, n_steps: int = 10, out: str = "bench_devices.csv"
+    batch_sizes=BATCH_SIZES, n_steps: int = 10, out: str | Path = "bench_devices.csv"
 ) -> pd.DataFrame:
     """Seconds per 100 training steps of Chapter 2's cell and Chapter 6's model on
     every device found (the CPU with the library's one thread, CUDA when present), at
@@ -246,7 +246,7 @@ def bench_devices(
                              "seconds per 100 steps": per_100})  # fmt: skip
                 emit(f"{name}_seconds_per_100_steps_b{batch}_{device}", per_100, "s")
     table = pd.DataFrame(rows)
-    table.to_csv(BOOK / "data" / out, index=False)
+    table.to_csv(BOOK / "data" / out, index=False)  # an absolute ``out`` stays as is
     return table
 
 

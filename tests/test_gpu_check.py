@@ -1,0 +1,71 @@
+"""``make gpu-check`` and the device benchmark, tested on the CPU: a chapter is run in
+a kernel with the stand-in glue, errors are reported, and the verdict fails exactly when
+a chapter raises, a test fails or a glued verdict (``*_ok``) changes."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name: str):
+    path = ROOT / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
+
+
+CHECK = _load("gpu_check")
+
+
+def _chapter(name, glued, error=None) -> dict:
+    return {"chapter": name, "seconds": 1.0, "error": error, "glued": glued}
+
+
+def test_the_verdict_fails_on_a_changed_verdict_an_error_or_a_failed_test():
+    reference = {"ch": {"x_ok": "True", "x_exact": "1.0"}}
+    same = [_chapter("ch", {"x_ok": "True", "x_exact": "0.5"})]  # a number may move
+    assert CHECK.verdict(same, reference)[1] == {"check": "passed", "problems": []}
+    flipped = [_chapter("ch", {"x_ok": "False"})]
+    assert CHECK.verdict(flipped, reference)[1]["problems"] == [
+        "ch: x_ok was True on the CPU, False here"
+    ]
+    broken = [_chapter("ch", {}, error="NameError: x")]
+    assert CHECK.verdict(broken, reference)[1]["problems"] == ["ch: NameError: x"]
+    tests = [{"tests": "1 failed", "returncode": 1, "failed": ["FAILED t.py::a"]}]
+    assert CHECK.verdict(tests, reference)[1]["problems"] == ["tests: FAILED t.py::a"]
+
+
+@pytest.mark.real_devices  # a kernel of its own: the pretend accelerator is not there
+def test_a_chapter_runs_in_a_kernel_with_the_stand_in_glue(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", f"{CHECK.STAND_IN}:{ROOT / 'src'}")
+    good, bad = tmp_path / "good.ipynb", tmp_path / "bad.ipynb"
+    code = "from myst_nb import glue\nglue('answer_ok', 6 * 7 == 42, display=False)"
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), good
+    )
+    cells = [nbformat.v4.new_code_cell("1 / 0")]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), bad)
+    row = CHECK.run_chapter(good, timeout=60)
+    assert row["error"] is None and row["glued"] == {"answer_ok": "True"}
+    assert "ZeroDivisionError" in CHECK.run_chapter(bad, timeout=60)["error"]
+
+
+def test_the_device_benchmark_runs_on_every_device_found(tmp_path):
+    bench = _load("run")
+    table = bench.bench_devices(batch_sizes=(8,), n_steps=1, out=tmp_path / "d.csv")
+    assert set(table["model"]) == {"shared", "act_ut"}
+    assert set(table["device"]) == set(bench.devices())
+    assert (table["seconds per 100 steps"] > 0).all()
+    assert (tmp_path / "d.csv").exists()
