@@ -46,6 +46,7 @@ glue-reference: book               ## the CPU build's glued values: book/data/gl
 studies: $(STAMP)                  ## rerun the slow studies: book/data/act_*.csv, ch7_*.csv
 	$(PY) benchmarks/act_studies.py
 	$(PY) benchmarks/ch7_studies.py
+	$(PY) benchmarks/live_studies.py --jobs 2
 
 clean:
 	rm -rf _build

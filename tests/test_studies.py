@@ -54,6 +54,7 @@ def test_every_data_file_has_a_writer():
     writers |= {f"act_{name}_cuda" for name in STUDIES.ON_A_GPU}  # --device cuda
     writers |= {"attention_costs", "attention_costs_gpu"}  # run.py
     writers |= {"bench_devices", "bench_devices_gpu"}  # run.py
+    writers |= {"live_seeds"}  # benchmarks/live_studies.py
     assert files <= writers
 
 
@@ -65,3 +66,14 @@ def test_chapter_7_tables_have_the_columns_their_writer_writes():
         committed = pd.read_csv(ROOT / "book" / "data" / f"{name}.csv")
         assert list(committed.columns) == list(table.columns), name
         assert sorted(committed["method"].unique()) == ["ACT", "PonderNet"]
+
+
+def test_the_live_seeds_table_has_the_columns_its_writer_writes():
+    from recur.deq import live_seed_runs
+
+    tiny = {"n_steps": 2, "eval_every": 1, "eval_size": 50}
+    fresh = live_seed_runs(seeds=[0], n_sums=2, n_bits=1024, **tiny)
+    committed = pd.read_csv(ROOT / "book" / "data" / "live_seeds.csv")
+    assert list(committed.columns) == list(fresh.columns)
+    assert sorted(committed["model"].unique()) == sorted(fresh["model"].unique())
+    assert sorted(committed["seed"].unique()) == list(range(20))

@@ -13,17 +13,20 @@ becomes the solver's iteration cap.
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+
 import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from recur.costs import saved_bytes
-from recur.device import cpu_threads
+from recur.device import cpu_threads, seed_everything
 from recur.fixedpoint import Solve, fixed_point
 from recur.shared import LocalCell, Unroll, check_bits_tensor, check_rounds
 from recur.tasks import chain_batch, random_batch
-from recur.train import eval_mode, evaluate, model_device
+from recur.train import TrainConfig, eval_mode, evaluate, model_device, train
 
 
 class EquilibriumCell(nn.Module):
@@ -197,3 +200,42 @@ def training_memory(
     finally:
         deq.implicit, deq.tol, deq.method = settings
     return pd.DataFrame(rows)
+
+
+LIVE_CELLS = ("Chapter 2's cell", "Chapter 7's DEQ cell")
+
+
+def _live_seed_row(job: tuple) -> dict:
+    """Train one of :data:`LIVE_CELLS` as its chapter does (seed ``seed``, on the
+    CPU) and test it on ``n_sums`` fresh random ``n_bits``-bit sums (n + 1 rounds
+    for the cell, a solver cap of 2 (n + 1) for the DEQ)."""
+    name, seed, n_sums, n_bits, overrides = job
+    seed_everything(seed)
+    if name == LIVE_CELLS[0]:
+        model, rounds, settings = LocalCell(), n_bits + 1, {}
+    else:
+        model, rounds, settings = EquilibriumCell(), 2 * (n_bits + 1), {"n_rounds": 18}
+    cfg = {"max_bits": 8, "seed": seed, "device": "cpu", "progress": False}
+    run = train(model, TrainConfig(**(cfg | settings | overrides)))
+    batch = random_batch(n_sums, n_bits, seed=9_000_000 + seed)  # never trained on
+    exact = float(evaluate(model, batch, rounds).exact[-1])
+    return {"model": name, "seed": seed, "reached 100%": run.reached,
+            "train seconds": run.seconds, f"exact at {n_bits} bits": exact,
+            "success": run.reached and exact == 1.0}  # fmt: skip
+
+
+def live_seed_runs(
+    seeds=tuple(range(20)), n_sums: int = 50, n_bits: int = 1024, jobs: int = 1,
+    **overrides,
+) -> pd.DataFrame:  # fmt: skip
+    """Issue 16, item 4: Chapter 2's cell and Chapter 7's DEQ cell, trained as their
+    chapters train them, once per seed: did training reach 100% on the held-out
+    8-bit pairs, and does the model add every one of ``n_sums`` fresh ``n_bits``-bit
+    sums (``success``: both). ``overrides`` go to :class:`TrainConfig`; ``jobs`` > 1
+    runs that many at once, each in its own process."""
+    tasks = [(name, s, n_sums, n_bits, overrides) for name in LIVE_CELLS for s in seeds]
+    if jobs == 1:
+        return pd.DataFrame([_live_seed_row(task) for task in tasks])
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        return pd.DataFrame(list(pool.map(_live_seed_row, tasks)))
