@@ -124,3 +124,17 @@ def test_seed_counts_and_failures_by_hand():
     assert counts == {"met": 1, "n": 3, "median": 50.0, "slowest": 90.0, "restarted": 1}
     failed = ux.failure_counts(table, "A", n_bits=64)
     assert failed == {"n": 2, "checked": 1, "chains": 1, "waited": 1}
+
+
+def test_live_counts_by_hand():
+    from recur.deq import live_counts
+
+    table = pd.DataFrame(
+        {
+            "model": ["a", "a", "a", "b"],
+            "reached 100%": [True, True, False, True],
+            "train seconds": [10.0, 30.0, 20.0, 5.0],
+            "success": [True, False, False, True],
+        }
+    )
+    assert live_counts(table, "a") == {"reached": 2, "met": 1, "n": 3, "median": 20.0}

@@ -239,3 +239,16 @@ def live_seed_runs(
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(jobs, mp_context=context) as pool:
         return pd.DataFrame(list(pool.map(_live_seed_row, tasks)))
+
+
+def live_counts(table: pd.DataFrame, name: str) -> dict:
+    """From a :func:`live_seed_runs` table, one model's runs: how many reached 100%
+    held-out, how many met the bar (``success``), of how many, and the median
+    training seconds."""
+    runs = table[table["model"] == name]
+    return {
+        "reached": int(runs["reached 100%"].sum()),
+        "met": int(runs["success"].sum()),
+        "n": len(runs),
+        "median": float(runs["train seconds"].median()),
+    }
