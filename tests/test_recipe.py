@@ -117,13 +117,14 @@ def test_seed_counts_and_failures_by_hand():
             ["A", 0, 64, 1.0, 1.0, 0.0, 30.0, 1, True, True],
             ["A", 1, 64, 1.0, 0.5, 0.0, 50.0, 1, True, False],  # lost long chains
             ["A", 2, 64, 0.9, 1.0, 0.01, 90.0, 2, False, False],  # halted early
+            ["A", 3, 64, 1.0, 0.9, 0.0, 70.0, 1, True, False],  # lost long chains
             ["B", 0, 64, 1.0, 1.0, 0.0, 10.0, 1, None, True],
         ]
     )
     counts = ux.seed_counts(table, "A")
-    assert counts == {"met": 1, "n": 3, "median": 50.0, "slowest": 90.0, "restarted": 1}
+    assert counts == {"met": 1, "n": 4, "median": 60.0, "slowest": 90.0, "restarted": 1}
     failed = ux.failure_counts(table, "A", n_bits=64)
-    assert failed == {"n": 2, "checked": 1, "chains": 1, "waited": 1}
+    assert failed == {"n": 3, "checked": 2, "chains": 2, "waited": 2}
 
 
 def test_live_counts_by_hand():
@@ -138,3 +139,7 @@ def test_live_counts_by_hand():
         }
     )
     assert live_counts(table, "a") == {"reached": 2, "met": 1, "n": 3, "median": 20.0}
+
+
+def test_the_bar_the_page_states_is_the_bar_the_code_applies():
+    assert ux.the_bar() == {"exact": 0.99, "chains": 0.97, "beyond": 0.5}

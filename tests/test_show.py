@@ -38,10 +38,12 @@ def test_device_table_and_the_first_batch_where_the_gpu_wins():
 
     rows = [("m", 64, "cpu", 1.0), ("m", 64, "cuda", 2.0), ("m", 256, "cpu", 4.0),
             ("m", 256, "cuda", 2.5), ("m", 1024, "cpu", 16.0),
-            ("m", 1024, "cuda", 3.0)]  # fmt: skip
+            ("m", 1024, "cuda", 3.0), ("n", 64, "cpu", 2.0),
+            ("n", 64, "cuda", 1.0)]  # fmt: skip
     columns = ["model", "batch", "device", "seconds per 100 steps"]
     wide = device_table(pd.DataFrame(rows, columns=columns))
     assert wide.loc[("m", 64), "GPU time / CPU time"] == 2.0
     assert first_gpu_win(wide, "m") == 1024  # 2.5 / 4 is not half; 3 / 16 is
     assert first_gpu_win(wide, "m", factor=1.5) == 256
     assert first_gpu_win(wide, "m", factor=10) is None
+    assert first_gpu_win(wide, "n") == 64  # exactly half the CPU's time counts

@@ -13,16 +13,13 @@ becomes the solver's iteration cap.
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-
 import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from recur.costs import saved_bytes
-from recur.device import cpu_threads, seed_everything
+from recur.device import cpu_threads, run_jobs, seed_everything
 from recur.fixedpoint import Solve, fixed_point
 from recur.shared import LocalCell, Unroll, check_bits_tensor, check_rounds
 from recur.tasks import chain_batch, random_batch
@@ -234,11 +231,7 @@ def live_seed_runs(
     sums (``success``: both). ``overrides`` go to :class:`TrainConfig`; ``jobs`` > 1
     runs that many at once, each in its own process."""
     tasks = [(name, s, n_sums, n_bits, overrides) for name in LIVE_CELLS for s in seeds]
-    if jobs == 1:
-        return pd.DataFrame([_live_seed_row(task) for task in tasks])
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        return pd.DataFrame(list(pool.map(_live_seed_row, tasks)))
+    return pd.DataFrame(run_jobs(_live_seed_row, tasks, jobs))
 
 
 def live_counts(table: pd.DataFrame, name: str) -> dict:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
@@ -93,3 +95,14 @@ def synchronize(device: torch.device | str) -> None:
         torch.cuda.synchronize(device)
     elif kind == "mps":
         torch.mps.synchronize()
+
+
+def run_jobs(fn: Callable, tasks: list, jobs: int = 1) -> list:
+    """``[fn(t) for t in tasks]``, or with ``jobs`` > 1 that many at once, each in a
+    fresh ("spawn") process, so that each gets its own torch and the library's one
+    thread; ``fn`` must be importable (a module-level function)."""
+    if jobs == 1:
+        return [fn(task) for task in tasks]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        return list(pool.map(fn, tasks))

@@ -309,6 +309,16 @@ def _check(model, cfg: TrainConfig, heldout, step: int, loss: float, start) -> d
     }
 
 
+def _setup(model: nn.Module, cfg: TrainConfig) -> tuple:
+    """Check ``cfg``, seed everything, put ``model`` on its device in training mode:
+    the batch generator, the device and an Adam optimiser."""
+    cfg.check()
+    gen = seed_everything(cfg.seed)
+    device = pick_device(cfg.device)
+    model.to(device).train()
+    return gen, device, torch.optim.Adam(model.parameters(), lr=cfg.lr)
+
+
 def train(
     model: nn.Module,
     cfg: TrainConfig | None = None,
@@ -322,12 +332,8 @@ def train(
     ``done``, it also stops when ``done(model, row)`` says so after a check (``row``:
     the history row just written); that check then counts as the target reached."""
     cfg = cfg or TrainConfig()
-    cfg.check()
-    gen = seed_everything(cfg.seed)
-    device = pick_device(cfg.device)
-    model.to(device).train()
+    gen, device, opt = _setup(model, cfg)
     heldout, heldout_keys = _heldout_pairs(cfg)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     rows, start, reached, interrupted = [], time.perf_counter(), None, False
     bar = tqdm(total=cfg.n_steps, disable=not cfg.progress, desc="training")
     try:
@@ -372,11 +378,7 @@ def seconds_per_step(
     ``model`` on ``cfg.device``, the mean of ``n_steps`` after ``warmup`` untimed ones,
     the device synchronised before and after: for comparing devices and batch sizes.
     Trains ``model`` a little."""
-    cfg.check()
-    gen = seed_everything(cfg.seed)
-    device = pick_device(cfg.device)
-    model.to(device).train()
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    gen, device, opt = _setup(model, cfg)
     keep = torch.ones(cfg.batch_size, device=device)  # (B,)
 
     def one_step() -> None:

@@ -150,6 +150,22 @@ class UTBlock(nn.Module):
         return self.norm_out(a + self.transition(a))  # (B, n, d): Eq. 4
 
 
+def _check_options(
+    d_model: int, n_heads: int, position: str, position_offsets: int, pause: float
+) -> None:
+    """The :class:`UniversalTransformer` options that can be wrong on their own."""
+    if d_model % 2 or d_model % n_heads:
+        raise ValueError(f"d_model ({d_model}) must be even and divisible by n_heads")
+    if position not in ("sinusoid", "none", "relative"):
+        raise ValueError(
+            f"position must be 'sinusoid', 'none' or 'relative', got {position!r}"
+        )
+    if position_offsets < 0:
+        raise ValueError(f"position_offsets must be >= 0, got {position_offsets}")
+    if not 0 <= pause < 1:
+        raise ValueError(f"pause must be in [0, 1), got {pause}")
+
+
 class UniversalTransformer(nn.Module):
     """A UT encoder for binary addition: embed the bits, run the shared block, read out
     each position's sum bit. Fixed rounds, or ACT per position (``act=True``)."""
@@ -175,16 +191,7 @@ class UniversalTransformer(nn.Module):
         pause: float = 0.0,
     ):
         super().__init__()
-        if d_model % 2 or d_model % n_heads:
-            raise ValueError(
-                f"d_model ({d_model}) must be even and divisible by n_heads"
-            )
-        if position not in ("sinusoid", "none", "relative"):
-            raise ValueError(
-                f"position must be 'sinusoid', 'none' or 'relative', got {position!r}"
-            )
-        if position_offsets < 0:
-            raise ValueError(f"position_offsets must be >= 0, got {position_offsets}")
+        _check_options(d_model, n_heads, position, position_offsets, pause)
         self.position, self.position_offsets = position, position_offsets
         self.inject = inject  # re-feed the embedded bits before every round
         self.round_signal = round_signal  # False: no timestep part in P^r
@@ -192,8 +199,6 @@ class UniversalTransformer(nn.Module):
         self.offset = 0  # the shift of the position signal in the current forward pass
         self.window, self.max_rounds = window, max_rounds
         self.banded = banded  # a local window runs banded, not masked, attention
-        if not 0 <= pause < 1:
-            raise ValueError(f"pause must be in [0, 1), got {pause}")
         self.pause = pause  # in training, each position skips a round with this chance
         self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
         self.d_model = d_model
@@ -201,11 +206,9 @@ class UniversalTransformer(nn.Module):
         self.block = UTBlock(d_model, n_heads, d_ff)
         self.timestep = nn.Embedding(max_rounds, d_model) if learned_timestep else None
         self.halting = HaltingUnit(d_model, noise=halt_noise) if act else None
-        self.relative = (
-            nn.Parameter(torch.zeros(n_heads, 2 * MAX_OFFSET + 1))
-            if position == "relative"
-            else None
-        )  # (H, offsets): a learned score bias per head and relative offset
+        self.relative = None  # (H, offsets): a learned score bias per relative offset
+        if position == "relative":
+            self.relative = nn.Parameter(torch.zeros(n_heads, 2 * MAX_OFFSET + 1))
         self.readout = nn.Linear(d_model, 1)
 
     def signal(self, n: int, r: int, device) -> torch.Tensor | None:
