@@ -1,8 +1,8 @@
-"""Issue 16, item 4: how often the book's other live trainings succeed. Chapter 2's
-cell and Chapter 7's DEQ cell, each trained as its chapter trains it with seeds 0 to
-19 on the CPU, then tested on 50 fresh random 1,024-bit sums
-(``recur.deq.live_seed_runs``).
-Writes ``book/data/live_seeds.csv`` and prints one JSON line per run. About 10 minutes
+"""Issue 16, item 4: how often the book's other live trainings do what their chapters
+say: Chapter 2's cell, Chapter 3's injected cell, Chapter 4's local UT, Chapter 7's DEQ
+cell and PonderNet, each trained as its chapter trains it with seeds 0 to 19 on the
+CPU and tested on fresh sums (``recur.live``, whose docstring gives each bar).
+Writes ``book/data/live_seeds.csv`` and prints one JSON line per run. About 15 minutes
 on 2 cores with ``--jobs 2``.
 Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N]``.
 """
@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from recur.deq import live_seed_runs
+from recur.live import live_seed_runs
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 

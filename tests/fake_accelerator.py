@@ -69,6 +69,8 @@ class FakeAccelerator(TorchFunctionMode):
             )
         if func is torch.Tensor.cpu:
             return _plain(args[0])
+        if func is torch.Tensor.register_hook:  # on the tensor itself: an unmarked
+            return func(*args, **kwargs)  # alias is not in the graph, it never fires
         if func is torch.Tensor.to:
             return _move(func, args, kwargs)
         tensors = [t for t in tree_flatten((args, kwargs))[0] if torch.is_tensor(t)]

@@ -116,3 +116,64 @@ def test_state_changes_vanish_for_a_constant_update():
     assert changes.shape == (5,) and torch.all(changes == 0)
     with pytest.raises(ValueError, match="LocalCell or a UT"):
         state_changes(torch.nn.Linear(2, 2), random_batch(3, 5, seed=0).bits, 3)
+
+
+def test_solves_are_collected_over_every_chunk_of_an_evaluation():
+    """The iterations of a sample larger than one chunk are those of its slowest chunk,
+    not of the last one. A scripted update, z <- x + (z shifted up one position): its
+    fixed point is reached once x has spread to the top, n + 1 = 9 iterations when x
+    sits at bit 0 (first chunk), 2 when it sits at the top bit (second chunk)."""
+    from recur.deq import collect_solves, solves_summary
+    from recur.tasks import AdditionBatch
+    from recur.train import evaluate
+
+    deq = EquilibriumCell(tol=1e-6)
+    deq.cell.embed, deq.cell.readout = torch.nn.Identity(), torch.nn.Linear(2, 1)
+    deq.update = lambda x, z: x + torch.nn.functional.pad(z[:, :-1], (0, 0, 1, 0))
+    bits = torch.zeros(8, 8, 2)  # (B, n, 2)
+    bits[:4, 0, 0] = 1  # first chunk: a_0 = 1
+    bits[4:, 7, 0] = 1  # second chunk: the top bit
+    zeros = torch.zeros(8, 8)
+    with collect_solves(deq) as solves:
+        evaluate(deq, AdditionBatch(bits, zeros, zeros.long()), 40, chunk=4)
+    assert [s.n_iter for s in solves] == [9, 2]
+    assert solves_summary(solves).n_iter == 9
+    assert deq.solves is None  # collecting ends with the block
+
+
+def test_solves_summary_by_hand():
+    from recur.deq import solves_summary
+    from recur.fixedpoint import Solve
+
+    merged = solves_summary([Solve(5, 1e-4, True), Solve(9, 1e-2, False)])
+    assert merged == Solve(9, 1e-2, False)
+    with pytest.raises(ValueError, match="no solves"):
+        solves_summary([])
+
+
+def test_failed_solves_in_training_are_counted():
+    """A tolerance no solve can meet in 2 iterations: every training solve fails,
+    forward and backward, and is counted; evaluation solves are not."""
+    from recur.train import TrainConfig, train
+
+    torch.manual_seed(0)
+    deq = EquilibriumCell(tol=1e-12)
+    cfg = TrainConfig(n_steps=3, n_rounds=2, eval_every=3, eval_size=50, progress=False)
+    train(deq, cfg)
+    assert deq.training_solves == 3
+    assert deq.failed_solves == {"forward": 3, "backward": 3}
+
+
+def test_state_changes_leave_out_the_floor_and_need_two_rounds():
+    """A UT with a floor position: the changes are those of the bits' positions only
+    (the floor's state, which nothing reads, is changed by hand to show it)."""
+    from recur.deq import _states
+    from recur.ut import UniversalTransformer
+
+    torch.manual_seed(0)
+    ut = UniversalTransformer(window=1, floor=True, inject=True, d_model=8, n_heads=2)
+    bits = random_batch(3, 4, seed=0).bits  # 5 positions, 6 with the floor
+    states = _states(ut.eval(), bits, 3)
+    assert states[0].shape == (3, 5, 8)
+    with pytest.raises(ValueError, match="n_rounds must be >= 2"):
+        state_changes(ut, bits, 1)

@@ -244,3 +244,16 @@ def test_the_library_uses_one_cpu_thread_unless_told(monkeypatch):
     with pytest.raises(ValueError, match="n_threads"):
         with cpu_threads(0, torch.device("cpu")):
             pass
+
+
+def test_a_gradient_hook_on_the_accelerator_fires():
+    """The DEQ's implicit gradient is a hook on its output; the pretend accelerator
+    must not drop it (it once registered hooks on an alias outside the graph)."""
+    called = []
+    layer = to_fake(torch.nn.Linear(3, 1, bias=False))
+    with FakeAccelerator():
+        y = layer(torch.ones(2, 3).to(FAKE))  # (2, 1)
+        y.register_hook(lambda g: called.append(True) or g * 10)
+        y.sum().backward()
+        assert called == [True]
+        assert torch.equal(layer.weight.grad.cpu(), torch.full((1, 3), 20.0))

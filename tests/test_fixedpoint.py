@@ -164,3 +164,40 @@ def test_one_slow_example_keeps_the_solve_going(method):
     exact = x / (1 - rates)  # z* = x / (1 - rate)
     assert info.converged
     assert torch.allclose(z[0], exact[0], rtol=1e-5)
+
+
+def test_solve_refuses_an_unknown_method():
+    """``solve`` itself, not only ``fixed_point``: no silent fall-back to Anderson."""
+    from recur.fixedpoint import solve
+
+    with pytest.raises(ValueError, match="method"):
+        solve(lambda z: z / 2, torch.ones(2, 3), tol=1e-6, max_iter=5, method="newton")
+
+
+@pytest.mark.parametrize("method", ["iteration", "anderson"])
+def test_a_nan_never_passes_as_converged(method):
+    def f(x, z):
+        return z * float("nan") + x
+
+    x = torch.ones(2, 3, dtype=torch.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, info = fixed_point(f, x, torch.zeros_like(x), max_iter=6, method=method)
+    assert not info.converged
+
+
+def test_a_callable_on_fail_is_told_of_each_failed_solve_forward_and_backward():
+    f = Contraction(6, 0.99, seed=3)
+    x = torch.randn(2, 6, dtype=torch.float64, requires_grad=True)
+    z0 = torch.zeros(2, 6, dtype=torch.float64)
+    told = []
+    z, info = fixed_point(
+        f, x, z0, tol=1e-14, max_iter=3, method="iteration",
+        on_fail=lambda what, info: told.append((what, info.converged)),
+    )  # fmt: skip
+    z.sum().backward()
+    assert [what for what, _ in told] == [
+        "the forward solve",
+        "the backward (adjoint) solve",
+    ]
+    assert told[0][1] is False and not info.converged

@@ -48,8 +48,8 @@ def test_cells_are_thin(path):
 
 
 def _markdown() -> str:
-    """All prose of the book: intro.md and every chapter's markdown cells."""
-    texts = [(BOOK / "intro.md").read_text()]
+    """All prose of the book: every notebook's markdown cells and the .md pages."""
+    texts = [page.read_text() for page in sorted(BOOK.glob("*.md"))]
     for path in NOTEBOOKS:
         cells = json.loads(path.read_text())["cells"]
         texts += ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]

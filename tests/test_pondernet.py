@@ -16,6 +16,7 @@ from recur.pondernet import (
     geometric_prior,
     gradients_beside_act,
     halting_distribution,
+    draws_per_sum,
     kl_to_prior,
     sample_halting,
 )
@@ -97,12 +98,45 @@ def test_sampled_halting_frequencies():
     gen = torch.Generator().manual_seed(0)
     n = 20_000
     lambdas = torch.tensor([0.3, 0.5, 0.0], dtype=D64).expand(n, 3)
-    rounds = sample_halting(lambdas, gen)
+    rounds = sample_halting(lambdas, torch.rand(n, 3, generator=gen, dtype=D64))
     share = torch.bincount(rounds, minlength=3).double() / n
     want = halting_distribution(lambdas[0])  # 0.3, 0.35, 0.35
     assert torch.allclose(share, want, atol=0.015)
-    assert sample_halting(torch.ones(4, 3), gen).tolist() == [0, 0, 0, 0]
-    assert sample_halting(torch.zeros(4, 3), gen).tolist() == [2, 2, 2, 2]
+    assert sample_halting(torch.ones(4, 3), torch.rand(4, 3)).tolist() == [0, 0, 0, 0]
+    assert sample_halting(torch.zeros(4, 3), torch.rand(4, 3)).tolist() == [2, 2, 2, 2]
+
+
+def test_a_draw_below_lambda_halts_by_hand():
+    lambdas = torch.tensor([[0.5, 0.5, 0.5]])
+    assert sample_halting(lambdas, torch.tensor([[0.7, 0.2, 0.1]])).tolist() == [1]
+    assert sample_halting(lambdas, torch.tensor([[0.5, 0.5, 0.9]])).tolist() == [2]
+
+
+def test_a_sum_gets_the_same_draws_in_any_batch_or_chunk():
+    batch = random_batch(6, 5, seed=3)
+    whole = draws_per_sum(batch.bits, 4, seed=0)  # (6 sums, 6 positions, 4 rounds)
+    assert whole.shape == (6, 6, 4)
+    alone = draws_per_sum(batch.bits[4:5], 4, seed=0)
+    assert torch.equal(whole[4:5], alone)
+    shuffled = draws_per_sum(batch.bits.flip(0), 4, seed=0)
+    assert torch.equal(shuffled.flip(0), whole)
+    assert not torch.equal(draws_per_sum(batch.bits, 4, seed=1), whole)
+    assert not torch.equal(whole[0], whole[1])  # different sums, different draws
+
+
+def test_evaluation_does_not_depend_on_the_chunk():
+    """A sum's halting round must not change with the chunk it lands in."""
+    from recur.train import evaluate
+
+    torch.manual_seed(0)
+    model = PonderUT(window=1, floor=True, inject=True, position="relative")
+    batch = random_batch(10, 5, seed=0)
+    whole = evaluate(model, batch, 6).correct  # (1, 10)
+    chunked = evaluate(model, batch, 6, chunk=3).correct
+    assert torch.equal(whole, chunked)
+    model.eval()
+    steps = model(batch.bits, 6).steps  # (10, 6)
+    assert torch.equal(steps[7:], model(batch.bits[7:], 6).steps)
 
 
 @pytest.mark.parametrize(
@@ -127,15 +161,29 @@ def test_ponder_ut_trains_on_the_expected_loss_and_halts_by_sampling():
     batch = random_batch(8, 5, seed=0)  # 5-bit operands: 6 positions
     out = model(batch.bits, 6)  # training mode: every round
     assert out.logits.shape == (6, 8, 6) and out.halting.shape == (6, 8, 6)
-    keep = torch.ones(8)
+    keep = torch.tensor([1.0, 1, 0, 1, 1, 0, 1, 1])  # two examples held out
     p = halting_distribution(out.halting.movedim(0, -1))  # (B, n, R)
     bce = torch.nn.functional.binary_cross_entropy_with_logits(
         out.logits, batch.target.expand(6, -1, -1), reduction="none"
     )
-    manual = (p * bce.movedim(0, -1)).sum(-1).mean()
+    rec = (p * bce.movedim(0, -1)).sum(-1).mean(-1)  # (B,)
+    prior = geometric_prior(model.lambda_p, 6).float()
+    reg = (p * (p.log() - prior.log())).sum(-1).mean(-1)  # (B,): KL by its definition
+    manual = ((rec + model.beta * reg) * keep).sum() / 6
     assert torch.allclose(model.task_loss(out, batch.target, keep), manual)
+    assert out.aux_loss.item() == 0  # every term is in task_loss, held-out ones left out
     model.eval()
     first, second = model(batch.bits, 6), model(batch.bits, 6)
     assert first.logits.shape == (1, 8, 6)
     assert torch.equal(first.steps, second.steps)  # seeded: the same halting rounds
     assert bool(((first.steps >= 1) & (first.steps <= 6)).all())
+
+
+@pytest.mark.parametrize("setting", [{"loss_window": 2}, {"aux_warmup": 10}])
+def test_training_a_model_with_its_own_loss_refuses_settings_it_ignores(setting):
+    from recur.train import TrainConfig, train
+
+    model = PonderUT(window=1, inject=True, position="relative")
+    cfg = TrainConfig(n_steps=1, n_rounds=4, progress=False, **setting)
+    with pytest.raises(ValueError, match="own loss"):
+        train(model, cfg)

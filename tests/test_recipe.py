@@ -4,6 +4,8 @@ values are written by hand."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -128,7 +130,7 @@ def test_seed_counts_and_failures_by_hand():
 
 
 def test_live_counts_by_hand():
-    from recur.deq import live_counts
+    from recur.live import live_counts
 
     table = pd.DataFrame(
         {
@@ -139,6 +141,45 @@ def test_live_counts_by_hand():
         }
     )
     assert live_counts(table, "a") == {"reached": 2, "met": 1, "n": 3, "median": 20.0}
+
+
+def test_each_live_training_has_its_chapters_bar():
+    from recur.live import LIVE, passes
+
+    cell, injected, local_ut, deq, ponder = LIVE
+    for name in (cell, injected, deq):  # 100% held-out and every fresh sum right
+        assert passes(name, True, 1.0)
+        assert not passes(name, False, 1.0)
+        assert not passes(name, True, 0.999)
+    assert passes(local_ut, False, 0.99) and not passes(local_ut, True, 0.9899)
+    assert passes(ponder, True, 0.49) and not passes(ponder, True, 0.5)
+
+
+def test_models_trained_by_hand():
+    from recur.ut_experiments import models_trained
+
+    plain = pd.DataFrame(
+        {"variant": ["a", "a", "a", "b"], "seed": [0, 0, 1, 0], "bits": [8, 16, 8, 8]}
+    )
+    assert models_trained(plain) == 3  # (a, 0), (a, 1), (b, 0)
+    restarts = pd.DataFrame(
+        {"recipe": ["r", "r", "r"], "seed": [0, 0, 1], "runs": [2, 2, 1]}
+    )
+    assert models_trained(restarts) == 3  # seed 0 ran twice, seed 1 once
+
+
+def test_seconds_to_a_target_is_read_from_the_history():
+    from recur.train import TrainResult
+
+    history = pd.DataFrame(
+        {"step": [100, 200, 300], "loss": [1.0, 0.5, 0.1],
+         "exact": [0.5, 0.99, 1.0], "pairs": [1000, 1000, 10000],
+         "seconds": [1.0, 2.0, 3.0]}
+    )  # fmt: skip
+    run = TrainResult(None, history, 3.5, None)
+    assert run.seconds_to(0.99) == 2.0  # the first check at or above it
+    assert run.seconds_to(1.0) == 3.0
+    assert math.isnan(run.seconds_to(1.01))
 
 
 def test_the_bar_the_page_states_is_the_bar_the_code_applies():

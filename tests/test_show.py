@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from recur.show import read_bench, small_number
@@ -47,3 +48,18 @@ def test_device_table_and_the_first_batch_where_the_gpu_wins():
     assert first_gpu_win(wide, "m", factor=1.5) == 256
     assert first_gpu_win(wide, "m", factor=10) is None
     assert first_gpu_win(wide, "n") == 64  # exactly half the CPU's time counts
+
+
+def test_chapter_range_by_hand():
+    from recur.show import chapter_range
+
+    bench = pd.DataFrame(
+        {"name": ["chapter_seconds_01_a", "chapter_seconds_06_act_ut",
+                  "chapter_seconds_ending", "shared_seconds"],
+         "value": [11.0, 147.0, 26.0, 999.0], "unit": ["s"] * 4}
+    )  # fmt: skip
+    assert chapter_range(bench) == {
+        "fastest": 11.0, "slowest": 147.0, "slowest_name": "Chapter 6"
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="make bench"):
+        chapter_range(bench[bench["name"] == "shared_seconds"])

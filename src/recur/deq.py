@@ -13,17 +13,19 @@ becomes the solver's iteration cap.
 
 from __future__ import annotations
 
+import contextlib
+
 import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from recur.costs import saved_bytes
-from recur.device import cpu_threads, run_jobs, seed_everything
+from recur.device import cpu_threads
 from recur.fixedpoint import Solve, fixed_point
 from recur.shared import LocalCell, Unroll, check_bits_tensor, check_rounds
 from recur.tasks import chain_batch, random_batch
-from recur.train import TrainConfig, eval_mode, evaluate, model_device, train
+from recur.train import eval_mode, evaluate, model_device
 
 
 class EquilibriumCell(nn.Module):
@@ -31,7 +33,11 @@ class EquilibriumCell(nn.Module):
 
     ``implicit=False`` is the baseline: the same cell unrolled for ``n_rounds`` rounds
     with backpropagation through every round (Chapter 2), read out after the last.
-    ``last_solve`` keeps how the latest forward solve went (iterations, residual)."""
+    ``last_solve`` keeps how the latest forward solve went (iterations, residual);
+    inside :func:`collect_solves` every forward solve is kept. ``failed_solves``
+    counts the solves that did not converge while training, forward and backward
+    (the adjoint), out of ``training_solves`` forward solves: training goes on, and
+    the chapter reports the count."""
 
     def __init__(
         self,
@@ -45,10 +51,23 @@ class EquilibriumCell(nn.Module):
         self.cell = LocalCell(d_state, d_hidden, inject=True)
         self.tol, self.method, self.implicit = tol, method, implicit
         self.last_solve: Solve | None = None
+        self.solves: list[Solve] | None = None  # a list inside collect_solves
+        self.training_solves = 0
+        self.failed_solves = {"forward": 0, "backward": 0}
 
     def update(self, problem: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
         """f(x, z) for the solver: one round of the shared cell."""
         return self.cell.step(state, problem)  # (B, n, d)
+
+    def _count_failure(self, what: str, info: Solve) -> None:
+        """``fixed_point``'s ``on_fail``: count a failed solve made in training."""
+        if self.training:
+            self.failed_solves["backward" if "backward" in what else "forward"] += 1
+
+    def _record(self, info: Solve) -> None:
+        self.training_solves += self.training
+        if self.solves is not None:
+            self.solves.append(info)
 
     def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
         """The readout at the fixed point, as one "round" of logits (1, B, n)."""
@@ -64,8 +83,9 @@ class EquilibriumCell(nn.Module):
                 tol=self.tol,
                 max_iter=max(2, n_rounds),
                 method=self.method,
-                on_fail="report",
+                on_fail=self._count_failure,
             )
+            self._record(self.last_solve)
         else:
             for _ in range(n_rounds):
                 state = self.update(problem, state)  # (B, n, d)
@@ -73,11 +93,35 @@ class EquilibriumCell(nn.Module):
         return Unroll(logits[None], bits.new_zeros(()))
 
 
+@contextlib.contextmanager
+def collect_solves(deq: EquilibriumCell):
+    """Inside, every forward solve of ``deq`` is kept in the list this yields (one
+    per chunk of :func:`recur.train.evaluate`), so a measurement can read all of them,
+    not only ``last_solve``."""
+    deq.solves = []
+    try:
+        yield deq.solves
+    finally:
+        deq.solves = None
+
+
+def solves_summary(solves: list[Solve]) -> Solve:
+    """Several chunks' solves as one: the most iterations, the largest residual,
+    converged only if every one converged."""
+    if not solves:
+        raise ValueError("no solves were collected")
+    n_iter = max(s.n_iter for s in solves)
+    residual = max(s.residual for s in solves)
+    return Solve(n_iter, residual, all(s.converged for s in solves))
+
+
 def _states(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> list[torch.Tensor]:
     """The states after rounds 1..R of a local cell or a UT (ACT or not: the block is
-    iterated for every position, with no halting), each (B, n, d)."""
+    iterated for every position, with no halting), each (B, n, d): the positions of
+    the bits only, without a UT's floor position, which nothing reads."""
     from recur.ut import UniversalTransformer
 
+    real = slice(None)  # the positions asked for
     if isinstance(model, LocalCell):
         problem = model.embed(bits)  # (B, n, d)
         state = torch.zeros_like(problem) if model.inject else problem
@@ -85,13 +129,13 @@ def _states(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> list[torch.T
         def step(state, _r):
             return model.step(state, problem)
     elif isinstance(model, UniversalTransformer):
-        state, step, _ = model.prepare(bits, n_rounds)  # step(state, r)
+        state, step, real = model.prepare(bits, n_rounds)  # step(state, r)
     else:
         raise ValueError(f"state_changes needs a LocalCell or a UT, got {type(model)}")
     states = []
     for r in range(n_rounds):
-        state = step(state, r)  # (B, n, d)
-        states.append(state)
+        state = step(state, r)  # (B, n (+ 1 with a floor), d)
+        states.append(state[:, real])  # (B, n, d)
     return states
 
 
@@ -104,6 +148,10 @@ def state_changes(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> torch.
     back on the CPU."""
     check_bits_tensor(bits)
     check_rounds(n_rounds)
+    if n_rounds < 2:
+        raise ValueError(
+            f"state_changes compares rounds: n_rounds must be >= 2, got {n_rounds}"
+        )
     device = model_device(model)
     with eval_mode(model), cpu_threads(None, device):
         states = torch.stack(_states(model, bits.to(device), n_rounds))  # (R,B,n,d)
@@ -122,14 +170,15 @@ def by_width(
     rows = []
     for n_bits, n_sums in sizes.items():
         batch = random_batch(n_sums, n_bits, seed=seed + n_bits)
-        fixed = evaluate(deq, batch, 2 * (n_bits + 1)).exact[-1]
+        with collect_solves(deq) as solves:
+            fixed = evaluate(deq, batch, 2 * (n_bits + 1)).exact[-1]
         rows.append(
             {
                 "bits": n_bits,
                 "sums": n_sums,
                 "longest chain": int(batch.distance.max()),
                 "DEQ exact": float(fixed),
-                "solver iterations": deq.last_solve.n_iter,
+                "solver iterations": solves_summary(solves).n_iter,
                 "unrolled exact": float(
                     evaluate(unrolled, batch, n_bits + 1).exact[-1]
                 ),
@@ -149,18 +198,22 @@ def iterations_by_chain(
 ) -> pd.DataFrame:
     """Forward-solver iterations of the DEQ cell on ``n_sums`` sums whose longest
     chain is exactly each of ``lengths`` (seeded ``seed + length``), for each solver;
-    and the exact match it reached (cap 2 (n + 1))."""
+    whether the solve converged before its cap of 2 (n + 1), and the exact match it
+    reached."""
     rows, method = [], deq.method
     try:
         for length in lengths:
             batch = chain_batch(n_sums, n_bits, length, seed=seed + length)
             for deq.method in methods:
-                exact = evaluate(deq, batch, 2 * (n_bits + 1)).exact[-1]
+                with collect_solves(deq) as solves:
+                    exact = evaluate(deq, batch, 2 * (n_bits + 1)).exact[-1]
+                solve = solves_summary(solves)
                 rows.append(
                     {
                         "longest chain": length,
                         "method": deq.method,
-                        "iterations": deq.last_solve.n_iter,
+                        "iterations": solve.n_iter,
+                        "converged": solve.converged,
                         "exact": float(exact),
                     }
                 )
@@ -197,51 +250,3 @@ def training_memory(
     finally:
         deq.implicit, deq.tol, deq.method = settings
     return pd.DataFrame(rows)
-
-
-LIVE_CELLS = ("Chapter 2's cell", "Chapter 7's DEQ cell")
-
-
-def _live_seed_row(job: tuple) -> dict:
-    """Train one of :data:`LIVE_CELLS` as its chapter does (seed ``seed``, on the
-    CPU) and test it on ``n_sums`` fresh random ``n_bits``-bit sums (n + 1 rounds
-    for the cell, a solver cap of 2 (n + 1) for the DEQ)."""
-    name, seed, n_sums, n_bits, overrides = job
-    seed_everything(seed)
-    if name == LIVE_CELLS[0]:
-        model, rounds, settings = LocalCell(), n_bits + 1, {}
-    else:
-        model, rounds, settings = EquilibriumCell(), 2 * (n_bits + 1), {"n_rounds": 18}
-    cfg = {"max_bits": 8, "seed": seed, "device": "cpu", "progress": False}
-    run = train(model, TrainConfig(**(cfg | settings | overrides)))
-    batch = random_batch(n_sums, n_bits, seed=9_000_000 + seed)  # never trained on
-    exact = float(evaluate(model, batch, rounds).exact[-1])
-    return {"model": name, "seed": seed, "reached 100%": run.reached,
-            "train seconds": run.seconds, f"exact at {n_bits} bits": exact,
-            "success": run.reached and exact == 1.0}  # fmt: skip
-
-
-def live_seed_runs(
-    seeds=tuple(range(20)), n_sums: int = 50, n_bits: int = 1024, jobs: int = 1,
-    **overrides,
-) -> pd.DataFrame:  # fmt: skip
-    """Issue 16, item 4: Chapter 2's cell and Chapter 7's DEQ cell, trained as their
-    chapters train them, once per seed: did training reach 100% on the held-out
-    8-bit pairs, and does the model add every one of ``n_sums`` fresh ``n_bits``-bit
-    sums (``success``: both). ``overrides`` go to :class:`TrainConfig`; ``jobs`` > 1
-    runs that many at once, each in its own process."""
-    tasks = [(name, s, n_sums, n_bits, overrides) for name in LIVE_CELLS for s in seeds]
-    return pd.DataFrame(run_jobs(_live_seed_row, tasks, jobs))
-
-
-def live_counts(table: pd.DataFrame, name: str) -> dict:
-    """From a :func:`live_seed_runs` table, one model's runs: how many reached 100%
-    held-out, how many met the bar (``success``), of how many, and the median
-    training seconds."""
-    runs = table[table["model"] == name]
-    return {
-        "reached": int(runs["reached 100%"].sum()),
-        "met": int(runs["success"].sum()),
-        "n": len(runs),
-        "median": float(runs["train seconds"].median()),
-    }

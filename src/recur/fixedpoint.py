@@ -82,7 +82,7 @@ def _anderson(g, z: torch.Tensor, tol: float, max_iter: int, m: int = 5, lam=1e-
     rhs[:, 0] = 1
     residual = _relative_residual(gs[:, 1], xs[:, 1])
     k = 1
-    while residual >= tol and k + 1 < max_iter:
+    while residual >= tol and k + 1 < max_iter:  # a NaN residual stops: not converged
         k += 1
         n = min(k, m)
         diff = gs[:, :n] - xs[:, :n]  # (B, n, D): residuals of the kept iterates
@@ -102,6 +102,8 @@ def _anderson(g, z: torch.Tensor, tol: float, max_iter: int, m: int = 5, lam=1e-
 def solve(g, z0: torch.Tensor, *, tol: float, max_iter: int, method: str):
     """A fixed point of ``g`` from ``z0`` without gradients: ``(z, Solve)``.
     ``n_iter`` counts the applications of ``g``."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     with torch.no_grad():
         if method == "iteration":
             return _iterate(g, z0, tol, max_iter)
@@ -145,8 +147,13 @@ def _shape_checked(g, z0: torch.Tensor):
 ON_FAIL = ("warn", "raise", "report")
 
 
-def _report(what: str, info: Solve, tol: float, on_fail: str) -> None:
+def _report(what: str, info: Solve, tol: float, on_fail) -> None:
+    """Act on a solve that did not converge (a NaN residual never converges): warn,
+    raise, leave it to the caller ("report"), or call ``on_fail(what, info)``."""
     if info.converged or on_fail == "report":
+        return
+    if callable(on_fail):
+        on_fail(what, info)
         return
     text = (
         f"{what} did not converge: residual {info.residual:.2e} > tol {tol:g} "
@@ -176,11 +183,12 @@ def fixed_point(
     A solve that stops at ``max_iter`` with its residual above ``tol`` is reported in
     ``Solve.converged`` and, by ``on_fail``, also warns (``"warn"``, a
     ``RuntimeWarning``) or raises :class:`NotConverged` (``"raise"``), forward or
-    backward; ``"report"`` leaves it to the caller to read ``Solve.converged`` (a
-    training loop that logs it).
+    backward; ``"report"`` leaves it to the caller to read ``Solve.converged``; a
+    callable is called as ``on_fail(what, info)`` for each failed solve, forward or
+    backward (a training loop that counts them). A NaN residual is never converged.
     """
     _check_args(z0, tol, max_iter, method)
-    if on_fail not in ON_FAIL:
+    if not callable(on_fail) and on_fail not in ON_FAIL:
         raise ValueError(f"on_fail must be one of {ON_FAIL}, got {on_fail!r}")
     settings = {"tol": tol, "max_iter": max_iter, "method": method}
     z_star, info = solve(_shape_checked(lambda z: f(x, z), z0), z0, **settings)

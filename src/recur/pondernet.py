@@ -14,10 +14,13 @@ p plus a pull towards a geometric prior with parameter lambda_p (mean 1 / lambda
 
 At inference a position halts at a sampled round: after each round, with probability
 lambda_r. Unlike ACT, whose ponder cost reaches the halting units only through the
-remainder R (Chapter 5, Eq. 14), every lambda_r gets a gradient from the task loss.
+remainder R (Chapter 5, Eq. 14), every lambda_r but the last gets a gradient from the
+task loss (the last round takes what is left).
 """
 
 from __future__ import annotations
+
+import zlib
 
 import pandas as pd
 import torch
@@ -80,23 +83,38 @@ def kl_to_prior(p: torch.Tensor, lambda_p: float) -> torch.Tensor:
     return (torch.xlogy(p, p) - p * prior.log()).sum(dim=-1)  # (...)
 
 
-def sample_halting(lambdas: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """The round each row halts at (0-based), sampled: after round r it halts with
-    probability lambda_r; a row still going after the last round halts there."""
+def sample_halting(lambdas: torch.Tensor, draws: torch.Tensor) -> torch.Tensor:
+    """The round each row halts at (0-based), sampled: after round r it halts when
+    its uniform draw in [0, 1) is below lambda_r; a row still going after the last
+    round halts there. ``draws`` has the shape of ``lambdas``."""
     _check_lambdas(lambdas)
-    draws = torch.rand(lambdas.shape, generator=generator).to(lambdas.device)
-    halts = draws < lambdas  # (..., N)
+    if draws.shape != lambdas.shape:
+        raise ValueError(f"draws {tuple(draws.shape)} and lambdas differ")
+    halts = draws.to(lambdas.device) < lambdas  # (..., N)
     halts[..., -1] = True
     return halts.float().argmax(dim=-1)  # (...): the first round that halts (first max)
+
+
+def draws_per_sum(bits: torch.Tensor, n_rounds: int, seed: int) -> torch.Tensor:
+    """Uniform draws (B, n, R) in [0, 1) for sampling each position's halting round,
+    made from each sum's own bits and ``seed`` alone: a sum gets the same draws
+    whatever batch or chunk it is measured in, and a measurement repeats exactly."""
+    rows = bits.to(torch.uint8).cpu().numpy()  # (B, n, 2)
+    draws = []
+    for row in rows:
+        gen = torch.Generator().manual_seed(zlib.crc32(row.tobytes(), seed))
+        draws.append(torch.rand(row.shape[0], n_rounds, generator=gen))  # (n, R)
+    return torch.stack(draws) if draws else torch.zeros(0, bits.shape[1], n_rounds)
 
 
 class PonderUT(UniversalTransformer):
     """Chapter 6's UT (fixed rounds, no ACT) with a PonderNet halting unit per position.
 
     Training runs all ``n_rounds`` rounds and returns every round's readout and lambda;
-    :meth:`task_loss` is L_Rec and ``aux_loss`` is beta * L_Reg. In eval mode each
-    position halts at a round sampled with a generator seeded by ``sample_seed`` (so a
-    measurement repeats exactly), and the readout of that round is the output."""
+    :meth:`task_loss` is the whole loss, L_Rec + beta L_Reg. In eval mode each
+    position halts at a round sampled from draws made from its sum's bits and
+    ``sample_seed`` (:func:`draws_per_sum`: the same in any batch or chunk), and the
+    readout of that round is the output."""
 
     def __init__(
         self,
@@ -121,23 +139,25 @@ class PonderUT(UniversalTransformer):
             lambdas.append(self.lambda_unit(state))  # (B, n)
         logits = torch.stack(logits)[..., real]  # (R, B, n)
         lam = torch.stack(lambdas)[..., real]  # (R, B, n)
-        p = halting_distribution(lam.movedim(0, -1))  # (B, n, R)
-        if self.training:
-            aux = self.beta * kl_to_prior(p, self.lambda_p).mean()
-            return Unroll(logits, aux, None, lam)
-        gen = torch.Generator().manual_seed(self.sample_seed)
-        halt = sample_halting(lam.movedim(0, -1), gen)  # (B, n): 0-based round
+        if self.training:  # the whole loss is in task_loss, over the kept examples
+            return Unroll(logits, bits.new_zeros((), dtype=logits.dtype), None, lam)
+        draws = draws_per_sum(bits, n_rounds, self.sample_seed)  # (B, n, R)
+        halt = sample_halting(lam.movedim(0, -1), draws)  # (B, n): 0-based round
         picked = logits.gather(0, halt[None])  # (1, B, n)
         return Unroll(picked, bits.new_zeros(()), (halt + 1).float(), lam)
 
     def task_loss(self, out: Unroll, target: torch.Tensor, keep: torch.Tensor):
-        """L_Rec, averaged over the positions of the examples in ``keep``."""
+        """L = L_Rec + beta L_Reg (PonderNet's Eq. 6), each averaged over the positions
+        of the examples in ``keep``: no term of the loss reads a held-out example.
+        (So ``aux_loss`` is 0 and a ramp of it, ``aux_warmup``, does not apply.)"""
         lam = out.halting  # (R, B, n)
-        p = halting_distribution(lam.movedim(0, -1))  # (B, n, R)
+        p = halting_distribution(lam.movedim(0, -1))  # (B, n, R), computed once
         bce = F.binary_cross_entropy_with_logits(
             out.logits, target.expand_as(out.logits), reduction="none"
         )  # (R, B, n)
-        per_example = expected_loss(p, bce.movedim(0, -1)).mean(dim=-1)  # (B,)
+        rec = expected_loss(p, bce.movedim(0, -1)).mean(dim=-1)  # (B,)
+        reg = kl_to_prior(p, self.lambda_p).mean(dim=-1)  # (B,)
+        per_example = rec + self.beta * reg  # (B,)
         return (per_example * keep).sum() / keep.sum().clamp(min=1)
 
 

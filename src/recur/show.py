@@ -86,3 +86,16 @@ def first_gpu_win(
     ratio = wide.loc[model_name, "GPU time / CPU time"]
     wins = ratio[ratio <= 1 / factor]
     return int(wins.index.min()) if len(wins) else None
+
+
+def chapter_range(bench: pd.DataFrame) -> dict:
+    """From :func:`read_bench`'s rows, the quickest and slowest chapter to execute:
+    ``fastest`` and ``slowest`` seconds and ``slowest_name`` ("Chapter 6")."""
+    rows = bench[bench["name"].str.startswith("chapter_seconds_")]
+    if rows.empty:
+        raise ValueError("no chapter_seconds_* rows: run make bench")
+    seconds = rows.set_index(rows["name"].str.removeprefix("chapter_seconds_"))["value"]
+    slowest = seconds.idxmax()  # e.g. "06_act_ut"
+    number = slowest.split("_")[0]
+    name = f"Chapter {int(number)}" if number.isdigit() else f"the {slowest} page"
+    return {"fastest": seconds.min(), "slowest": seconds.max(), "slowest_name": name}

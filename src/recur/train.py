@@ -102,6 +102,14 @@ class TrainResult:
         """Whether held-out exact match reached the target (``stop_at_exact``)."""
         return self.seconds_to_target is not None
 
+    def seconds_to(self, target: float) -> float:
+        """Seconds from the start until a check first measured at least ``target``
+        held-out exact match (on the pairs that check measured: the 1,000-pair screen,
+        or all of them once the screen reached ``stop_at_exact``, 100% when that is
+        None); NaN if no check did. Any run, whatever made it stop."""
+        hits = self.history[self.history["exact"] >= target]
+        return float(hits["seconds"].iloc[0]) if len(hits) else float("nan")
+
     def words(self) -> str:
         """What the run did, for the page, derived from its history: when it reached
         the target on the held-out pairs, or how far it got."""
@@ -313,6 +321,11 @@ def _setup(model: nn.Module, cfg: TrainConfig) -> tuple:
     """Check ``cfg``, seed everything, put ``model`` on its device in training mode:
     the batch generator, the device and an Adam optimiser."""
     cfg.check()
+    if hasattr(model, "task_loss") and (cfg.loss_window != 1 or cfg.aux_warmup):
+        raise ValueError(
+            "this model computes its own loss (task_loss): loss_window and aux_warmup "
+            "do not apply to it; leave them at 1 and 0"
+        )
     gen = seed_everything(cfg.seed)
     device = pick_device(cfg.device)
     model.to(device).train()

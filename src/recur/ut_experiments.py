@@ -431,7 +431,8 @@ def act_runs(
     row per run and test width: exact match, mean steps and steps beyond the carry
     from :func:`act_length_table` (sums seeded 2024 + width; ``extra_columns`` names
     more of its columns to keep), steps trained, and seconds to the held-out exact
-    match training stops at (99% unless ``stop_at_exact`` says otherwise; NaN if never).
+    match of ``stop_at_exact`` (99% unless given; NaN if never), read from the run's
+    history, so it is there whether or not training stopped at it.
     """
     rows = []
     for name, options in variants.items():
@@ -450,8 +451,7 @@ def act_runs(
                     | row[measured].to_dict()
                     | {
                         "train steps": int(run.history["step"].iloc[-1]),
-                        f"seconds to {target:.0%}": run.seconds_to_target
-                        or float("nan"),
+                        f"seconds to {target:.0%}": run.seconds_to(target),
                     }
                 )
     return pd.DataFrame(rows)
@@ -628,3 +628,11 @@ def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
         ),
         "waited": int((failed["halted before the carry"] == 0).sum()),
     }
+
+
+def models_trained(table: pd.DataFrame) -> int:
+    """How many models a study trained, from the table it wrote: one per (setting,
+    seed), the setting being the table's first column; where a ``runs`` column
+    counts restarts, each restart is one more model."""
+    runs = table.groupby([table.columns[0], "seed"]).first()  # (settings x seeds, ...)
+    return int(runs["runs"].sum()) if "runs" in runs else len(runs)
