@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from recur.pondernet import (
     PonderUT,
+    draws_per_sum,
     expected_loss,
     geometric_prior,
     gradients_beside_act,
     halting_distribution,
-    draws_per_sum,
     kl_to_prior,
     sample_halting,
 )
@@ -171,7 +171,7 @@ def test_ponder_ut_trains_on_the_expected_loss_and_halts_by_sampling():
     reg = (p * (p.log() - prior.log())).sum(-1).mean(-1)  # (B,): KL by its definition
     manual = ((rec + model.beta * reg) * keep).sum() / 6
     assert torch.allclose(model.task_loss(out, batch.target, keep), manual)
-    assert out.aux_loss.item() == 0  # every term is in task_loss, held-out ones left out
+    assert out.aux_loss.item() == 0  # every term is in task_loss, held-out ones out
     model.eval()
     first, second = model(batch.bits, 6), model(batch.bits, 6)
     assert first.logits.shape == (1, 8, 6)
