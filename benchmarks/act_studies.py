@@ -38,6 +38,7 @@ with the library's thread choice (:func:`recur.device.auto_threads`).
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from pathlib import Path
@@ -58,11 +59,14 @@ DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
 # The ``recipe`` study (issue 10): Chapter 6's model, and the same with one piece
 # taken out (or changed back to the first recipe) at a time.
-RECIPE = {
-    k: v
-    for k, v in TUNED_ACT.items()
-    if k not in ("window", "act", "n_rounds", "n_steps")
-}  # the budget, TUNED_ACT's 800 steps, is a study setting (below)
+RECIPE = copy.deepcopy(
+    {
+        k: v
+        for k, v in TUNED_ACT.items()
+        if k not in ("window", "act", "n_rounds", "n_steps")
+    }
+)  # the budget, TUNED_ACT's 800 steps, is a study setting (below); a copy, so that
+# changing a study's options cannot change the library's recipe
 
 
 def _without(**changes) -> dict:

@@ -140,7 +140,8 @@ def test_live_counts_by_hand():
             "success": [True, False, False, True],
         }
     )
-    assert live_counts(table, "a") == {"reached": 2, "met": 1, "n": 3, "median": 20.0}
+    want = {"reached": 2, "met": 1, "n": 3, "median": 20.0, "failed": 2, "short": 1}
+    assert live_counts(table, "a") == want
 
 
 def test_each_live_training_has_its_chapters_bar():

@@ -63,3 +63,16 @@ def test_chapter_range_by_hand():
     }  # fmt: skip
     with pytest.raises(ValueError, match="make bench"):
         chapter_range(bench[bench["name"] == "shared_seconds"])
+
+
+def test_the_library_imports_without_ipython():
+    """``import recur`` and its computing modules need no IPython (only showing does)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['IPython'] = None; sys.modules['ipywidgets'] = None\n"
+        "import recur, recur.plots, recur.train, recur.ut_experiments, recur.live"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -305,3 +305,33 @@ def test_pauses_keep_a_position_state_in_training_only():
     assert not (model.step(state, 0) == state).all(dim=-1).any()
     with pytest.raises(ValueError, match="pause"):
         UniversalTransformer(pause=1.0)
+
+
+def test_cached_masks_and_tables_come_back_as_copies():
+    """Changing what one call returned must not change what the next one gets."""
+    from recur.ut import _position_table
+
+    mask = local_mask(6, window=1)
+    mask.fill_(True)
+    assert not local_mask(6, window=1).all()
+    table = _position_table(6, 8)
+    want = table.clone()
+    table.zero_()
+    assert torch.equal(_position_table(6, 8), want)
+
+
+def test_the_recipes_do_not_share_their_option_dicts():
+    """A study that changes its options must not change the library's recipes."""
+    import importlib.util
+    from pathlib import Path
+
+    from recur.ut_experiments import BOOK_ACT, TUNED_ACT
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "act_studies.py"
+    spec = importlib.util.spec_from_file_location("act_studies", path)
+    studies = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(studies)
+    options = [v["model_options"] for v in studies.RECIPE_VARIANTS.values()]
+    library = (TUNED_ACT["model_options"], BOOK_ACT["model_options"])
+    assert all(o is not mine for o in options for mine in library)
+    assert BOOK_ACT["model_options"] is not TUNED_ACT["model_options"]

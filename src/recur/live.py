@@ -115,12 +115,16 @@ def live_seed_runs(
 
 def live_counts(table: pd.DataFrame, name: str) -> dict:
     """From a :func:`live_seed_runs` table, one model's runs: how many reached 100%
-    held-out, how many met the bar (``success``), of how many, and the median
-    training seconds."""
+    held-out, how many met the bar (``success``), of how many, the median training
+    seconds, how many ``failed`` the bar, and how many of those had reached 100%
+    held-out all the same (``short``: right on the trained width, wrong beyond it)."""
     runs = table[table["model"] == name]
+    success = runs["success"].astype(bool)
     return {
         "reached": int(runs["reached 100%"].sum()),
-        "met": int(runs["success"].sum()),
+        "met": int(success.sum()),
         "n": len(runs),
         "median": float(runs["train seconds"].median()),
+        "failed": int((~success).sum()),
+        "short": int((runs["reached 100%"].astype(bool) & ~success).sum()),
     }

@@ -9,7 +9,6 @@ import re
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import HTML
 from matplotlib.animation import FuncAnimation
 from matplotlib.patches import FancyBboxPatch, Rectangle
 from matplotlib.ticker import MaxNLocator
@@ -165,7 +164,7 @@ def animate_trace(trace: CarryTrace, interval_ms: int = 900) -> FuncAnimation:
     return anim
 
 
-def trace_player(trace: CarryTrace, alt: str = "") -> HTML:
+def trace_player(trace: CarryTrace, alt: str = ""):
     """A play/step/scrub player of every round; works in the static HTML (no kernel)."""
     alt = alt or f"The rounds of {trace.a} + {trace.b}, one frame per round"
     return _player(animate_trace(trace), alt)
@@ -186,13 +185,15 @@ _ICONS = {
 }
 
 
-def _player(anim: FuncAnimation, alt: str) -> HTML:
+def _player(anim: FuncAnimation, alt: str):
     """The animation as a play/step/scrub player (no kernel needed), with alt text,
     loading nothing from the network."""
     player = anim.to_jshtml(default_mode="once")
     player = re.sub(r"<link[^>]*font-awesome[^>]*>", "", player)
     for icon, text in _ICONS.items():
         player = player.replace(f'<i class="{icon}"></i>', text)
+    from IPython.display import HTML  # only where a page shows it
+
     return HTML(player.replace("<img id=", f'<img alt="{html.escape(alt)}" id=', 1))
 
 
@@ -451,7 +452,7 @@ def plot_halting(h, eps: float = 0.01) -> plt.Figure:
     return _done(fig)
 
 
-def halting_player(h, step: int, values, eps: float = 0.01, alt: str = "") -> HTML:
+def halting_player(h, step: int, values, eps: float = 0.01, alt: str = ""):
     """A scrubbable player: h_{step} takes each of ``values`` in turn, the rest stay."""
     h = np.array(h, dtype=float)  # a copy: the caller's array is left alone
     fig, ax = plt.subplots(figsize=(6.4, 3.4))

@@ -6,11 +6,12 @@ import inspect
 import math
 
 import pandas as pd
-from IPython.display import Code
 
 
-def show_source(obj) -> Code:
+def show_source(obj):
     """Syntax-highlighted source of a function, class or module of the library."""
+    from IPython.display import Code  # only where a page shows it
+
     return Code(inspect.getsource(obj), language="python")
 
 

@@ -56,8 +56,9 @@ MAX_OFFSET = 16  # relative offsets beyond +-16 share one learned bias
 
 def _position_table(n: int, d_model: int, device="cpu") -> torch.Tensor:
     """``sinusoid`` of positions 0..n-1 on ``device``, built once per size and
-    device (so a round copies nothing from the CPU)."""
-    return _cached_table(n, d_model, torch.device(device))
+    device (so a round copies nothing from the CPU); each call gets its own copy, so
+    a caller that changes it cannot change the next one's."""
+    return _cached_table(n, d_model, torch.device(device)).clone()
 
 
 @functools.lru_cache(maxsize=256)
@@ -73,7 +74,7 @@ def local_mask(n: int, window: int | None, device="cpu") -> torch.Tensor | None:
         return None
     if window < 0:
         raise ValueError(f"window must be >= 0 or None, got {window}")
-    return _cached_mask(n, window, torch.device(device))
+    return _cached_mask(n, window, torch.device(device)).clone()  # the caller's own
 
 
 @functools.lru_cache(maxsize=64)
