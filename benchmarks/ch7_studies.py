@@ -86,6 +86,7 @@ def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) ->
                     {
                         "method": method,
                         "seed": seed,
+                        "bits": hard.bits.shape[1] - 1,
                         "carry distance": d,
                         "mean steps": row["mean"],
                         "count": row["count"],

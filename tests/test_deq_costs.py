@@ -30,6 +30,15 @@ def test_saved_bytes_by_hand():
         assert saved_bytes(lambda: torch.exp(x)) == 0
 
 
+def test_saved_bytes_can_leave_out_the_parameters():
+    """y = x W^T keeps x (8 x 5 float32: 160 bytes) and W (3 x 5: 60 bytes) for the
+    backward pass; with the layer's parameters left out, only x is counted."""
+    layer = torch.nn.Linear(5, 3, bias=False)
+    x = torch.ones(8, 5, requires_grad=True)
+    assert saved_bytes(lambda: layer(x).sum()) == 160 + 60
+    assert saved_bytes(lambda: layer(x).sum(), layer.parameters()) == 160
+
+
 @settings(max_examples=20, deadline=None)
 @given(
     n=st.integers(1, 20),

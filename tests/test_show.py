@@ -66,13 +66,16 @@ def test_chapter_range_by_hand():
 
 
 def test_the_library_imports_without_ipython():
-    """``import recur`` and its computing modules need no IPython (only showing does)."""
+    """``import recur`` and its computing modules need no IPython (showing does)."""
     import subprocess
     import sys
 
     code = (
         "import sys; sys.modules['IPython'] = None; sys.modules['ipywidgets'] = None\n"
-        "import recur, recur.plots, recur.train, recur.ut_experiments, recur.live"
+        "import recur, recur.plots_carry, recur.plots_exact, recur.plots_halting, "
+        "recur.plots_fixed, recur.train, recur.ut_experiments, recur.live"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr

@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 
 from recur.carry import chain_growth, parallel_add  # noqa: E402
 from recur.palette import COLORS, MEANING  # noqa: E402
-from recur.plots import plot_chain_growth, plot_round, trace_player  # noqa: E402
+from recur.plots_carry import plot_chain_growth, plot_round, trace_player  # noqa: E402
 from recur.widgets import MAX_BITS, carry_explorer, round_html  # noqa: E402
 
 
@@ -53,8 +53,8 @@ def test_round_html_marks_wrong_bits_and_the_chain_in_the_books_colours():
     assert _cells_coloured(round_html(trace, 1), COLORS["wrong"]) == 2
     assert _cells_coloured(round_html(trace, 3), COLORS["wrong"]) == 0
     assert round_html(trace, 3).count(f"border-bottom:4px solid {COLORS['chain']}") == 4
-    for meaning in MEANING.values():  # the legend is in the view
-        assert meaning in round_html(trace, 0)
+    for key in ("moved", "wrong", "chain"):  # the grid's legend is in the view
+        assert MEANING[key] in round_html(trace, 0)
 
 
 def _parts(view):
@@ -110,7 +110,7 @@ def test_training_table_shows_percent_pairs_and_seconds():
 def test_halting_player_leaves_the_callers_array_alone():
     import numpy as np
 
-    from recur.plots import halting_player
+    from recur.plots_halting import halting_player
 
     h = np.array([0.1, 0.3, 0.0, 0.5])
     halting_player(h, step=3, values=[0.2, 0.9])
@@ -131,7 +131,7 @@ def test_readable_reads_the_top_level_of_two_level_columns():
 def test_length_study_draws_every_variant_in_its_own_colour():
     import pandas as pd
 
-    from recur.plots import plot_length_study
+    from recur.plots_exact import plot_length_study
 
     rows = [
         {"variant": f"v{k}", "seed": 0, "bits": bits, "exact": 0.5}
@@ -147,7 +147,7 @@ def test_length_study_draws_every_variant_in_its_own_colour():
 def test_length_study_panels_and_reference():
     import pandas as pd
 
-    from recur.plots import plot_length_study
+    from recur.plots_exact import plot_length_study
 
     rows = [
         {"variant": v, "seed": s, "bits": b, "exact": 0.5, "exact, long chains": 0.25}
@@ -170,7 +170,7 @@ def test_length_study_panels_and_reference():
 def test_waiting_plot_sums_the_means():
     import pandas as pd
 
-    from recur.plots import plot_waiting_halting
+    from recur.plots_halting import plot_waiting_halting
 
     table = pd.DataFrame(
         {"mean h while waiting": [0.1, 0.2, 0.4], "waiting positions": [5, 4, 1]},
@@ -186,7 +186,7 @@ def test_ponder_plot_draws_the_least_squares_lines():
     """The caption promises fitted lines: one dashed line per model, through the fit."""
     import pandas as pd
 
-    from recur.plots import plot_ponder_vs_distance
+    from recur.plots_halting import plot_ponder_vs_distance
 
     table = pd.DataFrame(
         {"mean": [1.0, 1.0, 2.0], "std": [0.0, 0.1, 0.2], "count": [5, 4, 3]},
@@ -222,7 +222,7 @@ def test_machine_diagrams_draw_one_node_per_position_and_round():
 def test_rounds_by_width_marks_each_longest_chain():
     import pandas as pd
 
-    from recur.plots import plot_rounds_by_width
+    from recur.plots_exact import plot_rounds_by_width
 
     curves = pd.DataFrame(
         {
@@ -244,7 +244,7 @@ def test_round_axes_have_integer_ticks():
     """Issue 9: rounds are integers, so are the ticks of a round axis."""
     import pandas as pd
 
-    from recur.plots import plot_accuracy_by_round
+    from recur.plots_exact import plot_accuracy_by_round
 
     table = pd.DataFrame(
         {"exact rule": [0.5] * 18, "learned": [0.5] * 18},
@@ -268,7 +268,8 @@ def test_exact_match_axes_are_never_zoomed():
     exact-match axis spans 0 to 1, even when every value is near 1."""
     import pandas as pd
 
-    from recur.plots import plot_accuracy_by_round, plot_rounds_table, plot_tau_sweep
+    from recur.plots_exact import plot_accuracy_by_round, plot_rounds_table
+    from recur.plots_halting import plot_tau_sweep
 
     table = pd.DataFrame(
         {"exact rule": [0.98, 0.99, 1.0], "learned": [0.97, 0.99, 1.0]},
@@ -286,3 +287,34 @@ def test_exact_match_axes_are_never_zoomed():
         ax = fig.axes[0]
         low, high = ax.get_ylim()
         assert low <= 0 and high >= 1, (ax.get_ylabel(), low, high)
+
+
+def test_every_colour_has_a_meaning_and_a_legend():
+    from recur.palette import legend_html
+
+    assert set(MEANING) == set(COLORS)
+    html = legend_html(tuple(COLORS))
+    assert all(MEANING[k] in html for k in COLORS)
+    with pytest.raises(ValueError, match="no colour"):
+        legend_html(("purple",))
+
+
+def test_the_diagrams_keep_purple_for_the_longest_chain():
+    """No diagram draws in a purple: that colour means the longest carry chain."""
+    from matplotlib.colors import to_rgb
+
+    from recur import diagrams
+
+    purples = {to_rgb(COLORS["chain"]), to_rgb("#8e44ad")}
+    for name in [n for n in dir(diagrams) if n.startswith("draw_")]:
+        fig = getattr(diagrams, name)()
+        colours = {to_rgb(t.get_color()) for ax in fig.axes for t in ax.texts}
+        assert not colours & purples, name
+
+
+def test_with_colors_gives_each_group_its_own_colour():
+    from recur.style import PALETTE, with_colors
+
+    many = with_colors(range(len(PALETTE) + 3))  # more groups than the palette
+    assert [g for _, g in many] == list(range(len(PALETTE) + 3))
+    assert len({str(c) for c, _ in many}) == len(many)

@@ -28,15 +28,19 @@ from recur.ut import (  # noqa: F401 (banded_attention: Chapter 7 imports it fro
 )
 
 
-def saved_bytes(run: Callable[[], object]) -> int:
+def saved_bytes(run: Callable[[], object], exclude=()) -> int:
     """Bytes that autograd keeps for the backward pass while ``run()`` executes: the
     distinct storages saved by every operation (a view of a kept storage is not counted
-    twice). This is the memory that grows when a loop is unrolled for backprop."""
+    twice), leaving out those of the tensors in ``exclude`` (pass the model's
+    parameters to count activations only: the weights are kept anyway). This is the
+    memory that grows when a loop is unrolled for backprop."""
+    skip = {t.untyped_storage().data_ptr() for t in exclude}
     storages: dict[int, int] = {}
 
     def pack(t: torch.Tensor) -> torch.Tensor:
         storage = t.untyped_storage()
-        storages[storage.data_ptr()] = storage.nbytes()
+        if storage.data_ptr() not in skip:
+            storages[storage.data_ptr()] = storage.nbytes()
         return t
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
@@ -80,7 +84,9 @@ def attention_costs(
                 for name in ATTENTION:
                     seconds[name].append(_timed(block, x, name))
         for name in ATTENTION:
-            memory = saved_bytes(lambda name=name, x=x: ut_round(block, x, name))
+            memory = saved_bytes(
+                lambda name=name, x=x: ut_round(block, x, name), block.parameters()
+            )
             best = min(seconds[name][1:])
             rows.append({"n": n, "attention": name, "seconds": best, "bytes": memory})
     return pd.DataFrame(rows)

@@ -24,7 +24,7 @@ from recur.costs import saved_bytes
 from recur.device import cpu_threads
 from recur.fixedpoint import Solve, fixed_point
 from recur.shared import LocalCell, Unroll, check_bits_tensor, check_rounds
-from recur.tasks import chain_batch, random_batch
+from recur.tasks import chain_batch, random_batch, twice_width_plus_one
 from recur.train import eval_mode, evaluate, model_device
 
 
@@ -171,7 +171,7 @@ def by_width(
     for n_bits, n_sums in sizes.items():
         batch = random_batch(n_sums, n_bits, seed=seed + n_bits)
         with collect_solves(deq) as solves:
-            fixed = evaluate(deq, batch, 2 * (n_bits + 1)).exact[-1]
+            fixed = evaluate(deq, batch, twice_width_plus_one(n_bits)).exact[-1]
         rows.append(
             {
                 "bits": n_bits,
@@ -206,7 +206,7 @@ def iterations_by_chain(
             batch = chain_batch(n_sums, n_bits, length, seed=seed + length)
             for deq.method in methods:
                 with collect_solves(deq) as solves:
-                    exact = evaluate(deq, batch, 2 * (n_bits + 1)).exact[-1]
+                    exact = evaluate(deq, batch, twice_width_plus_one(n_bits)).exact[-1]
                 solve = solves_summary(solves)
                 rows.append(
                     {
@@ -245,7 +245,11 @@ def training_memory(
                     return F.binary_cross_entropy_with_logits(logits, batch.target)
 
                 rows.append(
-                    {"rounds": n_rounds, "method": name, "bytes": saved_bytes(step)}
+                    {
+                        "rounds": n_rounds,
+                        "method": name,
+                        "bytes": saved_bytes(step, deq.parameters()),
+                    }
                 )
     finally:
         deq.implicit, deq.tol, deq.method = settings

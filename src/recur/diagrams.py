@@ -5,45 +5,21 @@ at every position (Chapter 6). Each function returns a closed matplotlib figure.
 
 from __future__ import annotations
 
+import functools
+
 import matplotlib.pyplot as plt
-from matplotlib.patches import Circle, FancyBboxPatch
+from matplotlib.patches import Circle
+
+from recur.style import EDGE, arrow, box, finish
 
 STATE, PROBLEM, SHARED, HALTED = "#dbe8f5", "#fde3c8", "#e3f1e3", "#eeeeee"
-EDGE = "#555555"
+HALTING_TEXT = "#555555"  # not purple: the palette keeps purple for the longest chain
 TEXT = 9  # points: legible at the page's width
-
-
-def _done(fig: plt.Figure) -> plt.Figure:
-    fig.tight_layout()
-    plt.close(fig)
-    return fig
-
-
-def _arrow(ax, start, end, color=EDGE, lw=1.0) -> None:
-    ax.annotate(
-        "",
-        xy=end,
-        xytext=start,
-        arrowprops=dict(arrowstyle="->", color=color, lw=lw, shrinkA=0, shrinkB=0),
-    )
+_box = functools.partial(box, pad=0.03, fontsize=TEXT)  # the diagrams' boxes
 
 
 def _node(ax, x, y, text, color=STATE, radius=0.3) -> None:
     ax.add_patch(Circle((x, y), radius, facecolor=color, edgecolor=EDGE))
-    ax.text(x, y, text, ha="center", va="center", fontsize=TEXT)
-
-
-def _box(ax, x, y, w, h, text, color) -> None:
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - w / 2, y - h / 2),
-            w,
-            h,
-            boxstyle="round,pad=0.03",
-            facecolor=color,
-            edgecolor=EDGE,
-        )
-    )
     ax.text(x, y, text, ha="center", va="center", fontsize=TEXT)
 
 
@@ -63,13 +39,23 @@ def draw_local_cell(n_positions: int = 4, n_rounds: int = 3) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(1.5 * n_positions + 2.2, 1.1 * n_rounds + 2.0))
     x = {i: 1.5 * (n_positions - 1 - i) for i in range(n_positions)}  # bit 0 right
     for i in range(n_positions):
-        _box(ax, x[i], -0.9, 0.9, 0.45, f"$a_{i}, b_{i}$", PROBLEM)
+        box(
+            ax,
+            x[i],
+            -0.9,
+            f"$a_{i}, b_{i}$",
+            PROBLEM,
+            w=0.9,
+            h=0.45,
+            pad=0.03,
+            fontsize=TEXT,
+        )
         for r in range(n_rounds + 1):
             _node(ax, x[i], 1.1 * r, f"$s_{r}$")
             if r:
-                _arrow(ax, (x[i], 1.1 * (r - 1) + 0.3), (x[i], 1.1 * r - 0.3))
+                arrow(ax, (x[i], 1.1 * (r - 1) + 0.3), (x[i], 1.1 * r - 0.3))
                 if i:  # the bit below is to the right
-                    _arrow(
+                    arrow(
                         ax,
                         (x[i - 1] - 0.25, 1.1 * (r - 1) + 0.18),
                         (x[i] + 0.25, 1.1 * r - 0.18),
@@ -98,7 +84,7 @@ def draw_local_cell(n_positions: int = 4, n_rounds: int = 3) -> plt.Figure:
     ax.set_ylim(-1.7, 1.1 * n_rounds + 0.9)
     ax.set_aspect("equal")
     ax.axis("off")
-    return _done(fig)
+    return finish(fig)
 
 
 def draw_ut_unrolled(n_rounds: int = 3) -> plt.Figure:
@@ -109,14 +95,34 @@ def draw_ut_unrolled(n_rounds: int = 3) -> plt.Figure:
         raise ValueError(f"need >= 1 round, got {n_rounds}")
     fig, ax = plt.subplots(figsize=(2.6 * n_rounds + 1.8, 3.0))
     for r in range(n_rounds + 1):
-        _box(ax, 2.6 * r, 0, 1.0, 0.8, f"$H^{{{r}}}$\n(all bits)", STATE)
+        box(
+            ax,
+            2.6 * r,
+            0,
+            f"$H^{{{r}}}$\n(all bits)",
+            STATE,
+            w=1.0,
+            h=0.8,
+            pad=0.03,
+            fontsize=TEXT,
+        )
         if r:
             mid = 2.6 * r - 1.3
-            _box(ax, mid, 0, 1.25, 0.95, "self-attention\n+ transition", SHARED)
-            _arrow(ax, (2.6 * (r - 1) + 0.5, 0), (mid - 0.63, 0))
-            _arrow(ax, (mid + 0.63, 0), (2.6 * r - 0.5, 0))
+            box(
+                ax,
+                mid,
+                0,
+                "self-attention\n+ transition",
+                SHARED,
+                w=1.25,
+                h=0.95,
+                pad=0.03,
+                fontsize=TEXT,
+            )
+            arrow(ax, (2.6 * (r - 1) + 0.5, 0), (mid - 0.63, 0))
+            arrow(ax, (mid + 0.63, 0), (2.6 * r - 0.5, 0))
             ax.text(mid, 1.05, f"$+P^{{{r}}}$", ha="center", fontsize=TEXT)
-            _arrow(ax, (mid, 0.92), (mid, 0.5))
+            arrow(ax, (mid, 0.92), (mid, 0.5))
     ax.text(0, -0.85, "embedded bits", ha="center", fontsize=TEXT)
     ax.text(
         1.3 * n_rounds,
@@ -129,7 +135,7 @@ def draw_ut_unrolled(n_rounds: int = 3) -> plt.Figure:
     ax.set_ylim(-1.4, 1.4)
     ax.set_aspect("equal")
     ax.axis("off")
-    return _done(fig)
+    return finish(fig)
 
 
 def _act_column(ax, x: float, x_below: float | None, n_steps: int, n_rounds: int):
@@ -139,14 +145,14 @@ def _act_column(ax, x: float, x_below: float | None, n_steps: int, n_rounds: int
         running = r <= n_steps
         _node(ax, x, 1.2 * r, "" if r else "$s_0$", STATE if running else HALTED)
         if r and running:
-            _arrow(ax, (x, 1.2 * (r - 1) + 0.3), (x, 1.2 * r - 0.3))
+            arrow(ax, (x, 1.2 * (r - 1) + 0.3), (x, 1.2 * r - 0.3))
             if x_below is not None:  # the bit below, to the right
                 start, end = (
                     (x_below - 0.25, 1.2 * r - 1.02),
                     (x + 0.25, 1.2 * r - 0.18),
                 )
-                _arrow(ax, start, end)
-            ax.text(x + 0.36, 1.2 * r + 0.12, "h", fontsize=TEXT, color="#8e44ad")
+                arrow(ax, start, end)
+            ax.text(x + 0.36, 1.2 * r + 0.12, "h", fontsize=TEXT, color=HALTING_TEXT)
         if r and r == n_steps + 1:
             ax.text(
                 x,
@@ -172,7 +178,17 @@ def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(1.7 * n_positions + 2.4, 1.2 * n_rounds + 2.0))
     x = {i: 1.7 * (n_positions - 1 - i) for i in range(n_positions)}
     for i, n_steps in enumerate(steps):
-        _box(ax, x[i], -0.9, 0.9, 0.45, f"$a_{i}, b_{i}$", PROBLEM)
+        box(
+            ax,
+            x[i],
+            -0.9,
+            f"$a_{i}, b_{i}$",
+            PROBLEM,
+            w=0.9,
+            h=0.45,
+            pad=0.03,
+            fontsize=TEXT,
+        )
         ax.text(x[i], -1.45, f"bit {i}: N = {n_steps}", ha="center", fontsize=TEXT)
         _act_column(ax, x[i], x.get(i - 1), n_steps, n_rounds)
     left = x[n_positions - 1]
@@ -188,4 +204,4 @@ def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
     ax.set_ylim(-1.7, 1.2 * n_rounds + 1.0)
     ax.set_aspect("equal")
     ax.axis("off")
-    return _done(fig)
+    return finish(fig)

@@ -1,7 +1,7 @@
 """The measurements of Chapters 2 and 3, as pure functions of a model, sizes and seeds.
 
-Each returns a small table or dataclass that a plot function in :mod:`recur.plots`
-draws; nothing here prints or plots.
+Each returns a small table or dataclass that a plot function of a ``recur.plots_*``
+module draws; nothing here prints or plots.
 """
 
 from __future__ import annotations

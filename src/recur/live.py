@@ -28,7 +28,7 @@ from recur.device import run_jobs, seed_everything
 from recur.experiments import train_variant
 from recur.pondernet import train_ponder
 from recur.shared import LocalCell
-from recur.tasks import long_chain_batch, random_batch
+from recur.tasks import long_chain_batch, random_batch, twice_width_plus_one
 from recur.train import TrainConfig, evaluate, train
 from recur.ut_experiments import ponder_vs_distance, train_ut
 
@@ -68,7 +68,7 @@ def _test(name: str, model, seed: int, n_sums: int, n_bits: int) -> tuple[str, f
     ``n_sums`` and ``n_bits`` set the 1,024-bit tests of the two cells."""
     fresh = 9_000_000 + seed  # never trained on, never chosen on
     if name in LIVE_CELLS:
-        rounds = n_bits + 1 if name == LIVE[0] else 2 * (n_bits + 1)
+        rounds = n_bits + 1 if name == LIVE[0] else twice_width_plus_one(n_bits)
         batch, label = random_batch(n_sums, n_bits, fresh), f"exact at {n_bits} bits"
     elif name == LIVE[1]:
         batch, rounds, label = random_batch(200, 32, fresh), 132, "exact at 32 bits"

@@ -15,15 +15,22 @@ COLORS = {
     "weight": "#2e8b57",  # an ACT weight p_r (Chapter 5)
 }
 
-MEANING = {  # short enough for a legend under a 4-bit grid
+MEANING = {  # short enough for a legend under a 4-bit grid: one per colour
+    "one": "1 bit",
+    "zero": "0 bit",
     "moved": "new carry",
     "wrong": "wrong bit",
     "chain": "longest chain",
+    "halting": "halting probability",
+    "weight": "ACT weight",
 }
 
 
 def legend_html(keys: tuple[str, ...]) -> str:
     """A one-line HTML legend: a swatch in each colour and what it means."""
+    unknown = [k for k in keys if k not in COLORS]
+    if unknown:
+        raise ValueError(f"no colour named {unknown}; the palette has {list(COLORS)}")
     items = [
         f'<span style="display:inline-block;width:1em;height:1em;'
         f'background:{COLORS[k]};border:1px solid #999;vertical-align:middle">'

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from recur.plots import PALETTE, _done, variant_colors
+from recur.style import finish, variant_colors, with_colors
 
 MB = 2**20
 
@@ -18,7 +18,7 @@ def plot_iterations_by_chain(table: pd.DataFrame, cap: int) -> plt.Figure:
     """Forward-solver iterations of the DEQ cell against the longest carry chain, one
     line per solver, beside the rounds the exact rule needs (the chain) and the cap."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    for color, (method, rows) in zip(PALETTE, table.groupby("method"), strict=False):
+    for color, (method, rows) in with_colors(table.groupby("method")):
         ax.plot(
             rows["longest chain"],
             rows["iterations"],
@@ -35,13 +35,13 @@ def plot_iterations_by_chain(table: pd.DataFrame, cap: int) -> plt.Figure:
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(frameon=False, fontsize=9, loc="upper left", bbox_to_anchor=(0, 0.93))
     ax.grid(alpha=0.3)
-    return _done(fig)
+    return finish(fig)
 
 
 def plot_training_memory(table: pd.DataFrame) -> plt.Figure:
     """Bytes kept for backward against rounds (unrolled) or solver iterations (DEQ)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    for color, (method, rows) in zip(PALETTE, table.groupby("method"), strict=False):
+    for color, (method, rows) in with_colors(table.groupby("method")):
         ax.plot(rows["rounds"], rows["bytes"] / MB, "o-", color=color, label=method)
     ax.set_xlabel("rounds unrolled, or solver iterations")
     ax.set_ylabel("memory kept for backward (MiB)")
@@ -49,7 +49,7 @@ def plot_training_memory(table: pd.DataFrame) -> plt.Figure:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(frameon=False, fontsize=9)
     ax.grid(alpha=0.3)
-    return _done(fig)
+    return finish(fig)
 
 
 def plot_state_changes(
@@ -71,7 +71,7 @@ def plot_state_changes(
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(frameon=False, fontsize=9)
     ax.grid(alpha=0.3)
-    return _done(fig)
+    return finish(fig)
 
 
 def plot_halting_rules(distance: pd.DataFrame) -> plt.Figure:
@@ -79,7 +79,7 @@ def plot_halting_rules(distance: pd.DataFrame) -> plt.Figure:
     PonderNet: each seed faint, the mean over seeds bold, and steps = d (the fewest a
     local window of one can use)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    for color, (method, rows) in zip(PALETTE, distance.groupby("method"), strict=False):
+    for color, (method, rows) in with_colors(distance.groupby("method")):
         for _, seed_rows in rows.groupby("seed"):
             ax.plot(
                 seed_rows["carry distance"],
@@ -100,21 +100,20 @@ def plot_halting_rules(distance: pd.DataFrame) -> plt.Figure:
         )
     d = np.sort(distance["carry distance"].unique())
     ax.plot(d, d, "--", color="#888", label="steps = d")
-    ax.set_xlabel("carry distance d into the position (32-bit long-chain sums)")
+    n_bits = int(distance["bits"].iloc[0])  # the study's width
+    ax.set_xlabel(f"carry distance d into the position ({n_bits}-bit long-chain sums)")
     ax.set_ylabel("rounds run at that position")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(frameon=False, fontsize=9)
     ax.grid(alpha=0.3)
-    return _done(fig)
+    return finish(fig)
 
 
 def plot_attention_costs(table: pd.DataFrame) -> plt.Figure:
     """Seconds (left) and memory kept for backward (right) of one UT round against
     the length n, one line per kind of attention, on log-log axes."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.6))
-    for color, (name, rows) in zip(
-        PALETTE, table.groupby("attention", sort=False), strict=False
-    ):
+    for color, (name, rows) in with_colors(table.groupby("attention", sort=False)):
         left.loglog(rows["n"], rows["seconds"] * 1e3, "o-", color=color, label=name)
         right.loglog(rows["n"], rows["bytes"] / MB, "o-", color=color, label=name)
     for ax, label in (
@@ -131,4 +130,4 @@ def plot_attention_costs(table: pd.DataFrame) -> plt.Figure:
         ax.minorticks_off()
         ax.grid(alpha=0.3)
     left.legend(frameon=False, fontsize=9)
-    return _done(fig)
+    return finish(fig)

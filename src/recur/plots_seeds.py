@@ -7,7 +7,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from recur.plots import PALETTE, _done
+from recur.style import PALETTE, finish
 from recur.ut_experiments import SUCCESS
 
 
@@ -45,4 +45,4 @@ def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
     axes[0][0].set_ylabel(f"exact match, {n_bits}-bit sums")
     axes[1][0].set_ylabel("halted before\nthe carry (%)")
     axes[0][0].legend(frameon=False, fontsize=9, loc="lower left")
-    return _done(fig)
+    return finish(fig)

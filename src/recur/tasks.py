@@ -179,3 +179,9 @@ def long_chain_batch(n_sums: int, n_bits: int, seed: int = 0) -> AdditionBatch:
         if share
     ]
     return concat_batches(*parts)
+
+
+def twice_width_plus_one(n_bits: int) -> int:
+    """The test-time cap for n-bit sums, twice the rounds a fixed-round cell runs:
+    2 (n + 1) ACT steps or solver iterations."""
+    return 2 * (n_bits + 1)

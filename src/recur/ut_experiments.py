@@ -13,7 +13,12 @@ import torch
 from recur.carry import wait_rounds
 from recur.device import run_jobs
 from recur.shared import Unroll
-from recur.tasks import AdditionBatch, long_chain_batch, random_batch
+from recur.tasks import (
+    AdditionBatch,
+    long_chain_batch,
+    random_batch,
+    twice_width_plus_one,
+)
 from recur.train import TrainConfig, TrainResult, evaluate, run_model, train
 from recur.ut import UniversalTransformer
 
@@ -63,11 +68,6 @@ BOOK_ACT = TUNED_ACT | {
 
 
 ACT_TARGET = 0.99  # held-out exact match an ACT run stops at unless told otherwise
-
-
-def twice_width_plus_one(n_bits: int) -> int:
-    """The ACT step cap for n-bit sums at test time: 2 (n + 1) rounds."""
-    return 2 * (n_bits + 1)
 
 
 def train_ut(
@@ -293,7 +293,7 @@ def halting_while_waiting(
     model: UniversalTransformer, batch: AdditionBatch, max_steps: int
 ) -> tuple[pd.DataFrame, float]:
     """ACT's halting probabilities at positions whose carry-in a local window of one
-    cannot know yet (round n < :func:`batch_wait_rounds`) and that are still running:
+    cannot know yet (round r < :func:`batch_wait_rounds`) and that are still running:
     their mean h_r and their number, per round; and the share of all positions that
     halted before their carry-in could be known (their answer is then a guess)."""
     out = run_model(model, batch.bits, max_steps)
