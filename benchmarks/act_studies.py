@@ -27,11 +27,15 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   halted before their carry, steps beyond the carry, training seconds, runs and
   ``act_succeeded`` (about 25 minutes on 2 cores with ``--jobs 2``); with
   ``--device cuda``, ``BOOK_ACT`` alone on the GPU, written to ``act_seeds_cuda.csv``;
+- ``wide`` (issue 16's moonshot): Chapter 6's model (``BOOK_ACT``), seeds 0-19, as in
+  ``seeds``, tested on 200 random and 100 long-chain sums of 8 and of 128 to 1,024
+  bits (cap 2 (n + 1)); ``moonshot_counts`` reads it (about 25 minutes on 2 cores
+  with ``--jobs 2``);
 - ``waiting``: the halting probabilities of positions still waiting for their carry,
   round by round, on long-chain 8- and 32-bit sums, for the recipe, the recipe with
   the round signal and the recipe without halting noise, 3 seeds (about 8 minutes).
 
-Run: ``make studies`` (all seven, about two hours on 2 cores), or
+Run: ``make studies`` (all eight, about two and a half hours on 2 cores), or
 ``.venv/bin/python benchmarks/act_studies.py [name ...]``. Torch runs
 with the library's thread choice (:func:`recur.device.auto_threads`).
 """
@@ -47,6 +51,7 @@ import pandas as pd
 
 from recur.ut_experiments import (
     TUNED_ACT,
+    WIDE_WIDTHS,
     act_runs,
     seed_runs,
     tau_sweep,
@@ -163,6 +168,17 @@ STUDIES = {
         seed_runs,
         {"recipes": ("BOOK_ACT", "TUNED_ACT"), "seeds": list(range(20)), "jobs": 2},
     ),
+    "wide": (
+        seed_runs,
+        {
+            "recipes": ("BOOK_ACT",),
+            "seeds": list(range(20)),
+            "widths": WIDE_WIDTHS,
+            "n_sums": 200,
+            "long_chains": 100,
+            "jobs": 2,
+        },
+    ),  # fmt: skip
     "waiting": (
         waiting_runs,
         {
@@ -200,7 +216,7 @@ if __name__ == "__main__":
         del sys.argv[at : at + 2]
     for name in sys.argv[1:] or list(STUDIES):
         settings = ON_A_GPU[name] | device if device else {}
-        settings |= jobs if name == "seeds" else {}
+        settings |= jobs if name in ("seeds", "wide") else {}
         table = run_study(name, **settings)
         for row in table.to_dict("records"):
             print(json.dumps({"study": name} | row), flush=True)

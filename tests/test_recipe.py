@@ -185,3 +185,25 @@ def test_seconds_to_a_target_is_read_from_the_history():
 
 def test_the_bar_the_page_states_is_the_bar_the_code_applies():
     assert ux.the_bar() == {"exact": 0.99, "chains": 0.97, "beyond": 0.5}
+
+
+def test_widest_width_reached_and_the_moonshot_by_hand():
+    from recur.ut_experiments import moonshot_counts, widest_reached
+
+    def runs(seed, rows):
+        return pd.DataFrame(
+            [{"seed": seed, "bits": b, "exact": e, "exact, long chains": c}
+             for b, e, c in rows]
+        )  # fmt: skip
+
+    ok = runs(0, [(8, 1.0, 1.0), (128, 1.0, 0.99), (256, 0.995, 0.95),
+                  (512, 0.99, 0.96), (1024, 0.99, 0.5)])  # fmt: skip
+    # seed 1: random sums fine everywhere, long chains lost from 256 bits on
+    short = runs(1, [(8, 1.0, 1.0), (128, 1.0, 0.97), (256, 1.0, 0.949),
+                     (512, 1.0, 0.9), (1024, 1.0, 0.8)])  # fmt: skip
+    assert widest_reached(ok) == 512  # 1,024: long chains at 50%
+    assert widest_reached(short) == 128  # 0.949 < 0.95 at 256
+    assert widest_reached(runs(2, [(8, 0.98, 1.0), (128, 1.0, 1.0)])) == 0
+    counts = moonshot_counts(pd.concat([ok, short]))
+    assert counts == {"met": 1, "n": 2, "median_widest": 320.0,
+                      "least_widest": 128, "most_widest": 512}  # fmt: skip

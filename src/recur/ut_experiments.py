@@ -486,6 +486,9 @@ def waiting_runs(
 
 
 SEED_WIDTHS = (8, 16, 32, 64)
+WIDE_WIDTHS = (8, 128, 256, 512, 1024)  # the moonshot's widths (the ``wide`` study)
+# Issue 16's moonshot bar: random 1,024-bit and long-chain 256-bit sums
+MOONSHOT = {"exact": 0.99, "exact, long chains": 0.95}
 SUCCESS = {"exact": 0.99, "exact, long chains": 0.97, "beyond at 8 bits": 0.5}
 
 
@@ -636,3 +639,31 @@ def models_trained(table: pd.DataFrame) -> int:
     counts restarts, each restart is one more model."""
     runs = table.groupby([table.columns[0], "seed"]).first()  # (settings x seeds, ...)
     return int(runs["runs"].sum()) if "runs" in runs else len(runs)
+
+
+def widest_reached(runs: pd.DataFrame, bar: dict = MOONSHOT) -> int:
+    """The widest width up to which one model meets ``bar`` at every width of its
+    rows (exact match on random and on long-chain sums); 0 if not even the first."""
+    widest = 0
+    for n_bits, row in runs.sort_values("bits").set_index("bits").iterrows():
+        if any(row[column] < share for column, share in bar.items()):
+            break
+        widest = int(n_bits)
+    return widest
+
+
+def moonshot_counts(table: pd.DataFrame) -> dict:
+    """From the ``wide`` study (a :func:`seed_runs` table): per seed the widest width
+    reached (:func:`widest_reached`); how many seeds reached 1,024 bits on random sums
+    and 256 on long chains (``met``, the moonshot), of how many, and the median and
+    smallest widest width."""
+    met, widest = 0, []
+    for _, runs in table.groupby("seed"):
+        at = runs.set_index("bits")
+        met += bool(
+            at.loc[1024, "exact"] >= MOONSHOT["exact"]
+            and at.loc[256, "exact, long chains"] >= MOONSHOT["exact, long chains"]
+        )
+        widest.append(widest_reached(runs))
+    return {"met": met, "n": len(widest), "median_widest": float(np.median(widest)),
+            "least_widest": min(widest), "most_widest": max(widest)}  # fmt: skip
