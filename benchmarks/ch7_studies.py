@@ -62,6 +62,21 @@ def _settle_rows(model, method: str, seed: int, n_sums: int) -> list[dict]:
     return rows
 
 
+def _distance_rows(model, method: str, seed: int, hard) -> list[dict]:
+    """Steps per position against the carry distance on the long-chain sums ``hard``,
+    with the fitted line, one row per distance."""
+    n_bits = hard.bits.shape[1] - 1
+    by_d, slope, intercept = ponder_vs_distance(
+        model, hard, twice_width_plus_one(n_bits)
+    )
+    return [
+        {"method": method, "seed": seed, "bits": n_bits, "carry distance": d,
+         "mean steps": row["mean"], "count": row["count"], "slope": slope,
+         "intercept": intercept}
+        for d, row in by_d.iterrows()
+    ]  # fmt: skip
+
+
 def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) -> dict:
     """The three tables, by file name; ``overrides`` go to the trainings."""
     length, distance, settle = [], [], []
@@ -74,38 +89,16 @@ def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) ->
             table = act_length_table(
                 model, widths, n_sums, twice_width_plus_one, 2024, long_chains
             )
-            for n_bits, row in table.iterrows():
-                length.append(
-                    {"method": method, "seed": seed, "bits": n_bits}
-                    | row.to_dict()
-                    | {"train seconds": seconds}
-                )
-            by_d, slope, intercept = ponder_vs_distance(model, hard, 66)
-            for d, row in by_d.iterrows():
-                distance.append(
-                    {
-                        "method": method,
-                        "seed": seed,
-                        "bits": hard.bits.shape[1] - 1,
-                        "carry distance": d,
-                        "mean steps": row["mean"],
-                        "count": row["count"],
-                        "slope": slope,
-                        "intercept": intercept,
-                    }
-                )
+            length += [
+                {"method": method, "seed": seed, "bits": n_bits}
+                | row.to_dict()
+                | {"train seconds": seconds}
+                for n_bits, row in table.iterrows()
+            ]
+            distance += _distance_rows(model, method, seed, hard)
             settle += _settle_rows(model, method, seed, max(1, long_chains))
-            print(
-                json.dumps(
-                    {
-                        "method": method,
-                        "seed": seed,
-                        "seconds": round(seconds, 1),
-                        "exact": float(table["exact"].iloc[-1]),
-                    }
-                ),
-                flush=True,
-            )
+            done = {"method": method, "seed": seed, "seconds": round(seconds, 1)}
+            print(json.dumps(done | {"exact": float(table["exact"].iloc[-1])}))
     return {
         "ch7_length": pd.DataFrame(length),
         "ch7_distance": pd.DataFrame(distance),

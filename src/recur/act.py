@@ -125,17 +125,13 @@ def act_loop(
     after each step: a running blend in which each state is discounted by all later
     weights, so it differs from the mean field whenever more than one step runs.
     """
-    if max_steps < 1:
-        raise ValueError(f"max_steps must be >= 1, got {max_steps}")
-    if mix not in ("mean_field", "interpolate"):
-        raise ValueError(f"mix must be 'mean_field' or 'interpolate', got {mix!r}")
+    _check_loop(max_steps, mix)
     shape = state.shape[:-1]  # (B, n)
     total = state.new_zeros(shape)  # (B, n): h_1 + ... so far
     remainder = state.new_zeros(shape)  # (B, n)
     n_updates = state.new_zeros(shape)  # (B, n)
     output = torch.zeros_like(state)  # (B, n, d)
     emitted = []  # h_r of every round, (B, n) each
-    n_rounds = 0
     for r in range(max_steps):
         running = total < 1 - eps  # (B, n)
         if not running.any():
@@ -147,15 +143,28 @@ def act_loop(
         remainder = remainder + rem
         total = total + p
         n_updates = n_updates + running.to(state.dtype)
-        if mix == "mean_field":
-            output = output + p[..., None] * new_state  # Eq. 9
-        else:
-            output = p[..., None] * new_state + (1 - p[..., None]) * output
+        output = _mixed(output, p, new_state, mix)  # (B, n, d)
         state = torch.where(running[..., None], new_state, state)  # halted: copied
-        n_rounds = r + 1
     ponder = n_updates + remainder  # (B, n): Eq. 10
     halting_history = torch.stack(emitted)  # (n_rounds, B, n)
-    return ActResult(output, ponder, n_updates, remainder, n_rounds, halting_history)
+    return ActResult(
+        output, ponder, n_updates, remainder, len(emitted), halting_history
+    )
+
+
+def _check_loop(max_steps: int, mix: str) -> None:
+    if max_steps < 1:
+        raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+    if mix not in ("mean_field", "interpolate"):
+        raise ValueError(f"mix must be 'mean_field' or 'interpolate', got {mix!r}")
+
+
+def _mixed(output: torch.Tensor, p: torch.Tensor, new_state: torch.Tensor, mix: str):
+    """The output after one more round: Graves's Eq. 9 adds p_r s_r (``mean_field``);
+    tensor2tensor blends, p_r s_r + (1 - p_r) out (``interpolate``)."""
+    if mix == "mean_field":
+        return output + p[..., None] * new_state  # Eq. 9
+    return p[..., None] * new_state + (1 - p[..., None]) * output
 
 
 def mix_states(weights: torch.Tensor, states: torch.Tensor, rule: str) -> torch.Tensor:

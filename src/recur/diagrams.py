@@ -39,49 +39,37 @@ def draw_local_cell(n_positions: int = 4, n_rounds: int = 3) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(1.5 * n_positions + 2.2, 1.1 * n_rounds + 2.0))
     x = {i: 1.5 * (n_positions - 1 - i) for i in range(n_positions)}  # bit 0 right
     for i in range(n_positions):
-        box(
-            ax,
-            x[i],
-            -0.9,
-            f"$a_{i}, b_{i}$",
-            PROBLEM,
-            w=0.9,
-            h=0.45,
-            pad=0.03,
-            fontsize=TEXT,
-        )
+        _box(ax, x[i], -0.9, f"$a_{i}, b_{i}$", PROBLEM, w=0.9, h=0.45)
+        ax.text(x[i], -1.45, f"bit {i}", ha="center", fontsize=TEXT)
         for r in range(n_rounds + 1):
             _node(ax, x[i], 1.1 * r, f"$s_{r}$")
             if r:
-                arrow(ax, (x[i], 1.1 * (r - 1) + 0.3), (x[i], 1.1 * r - 0.3))
-                if i:  # the bit below is to the right
-                    arrow(
-                        ax,
-                        (x[i - 1] - 0.25, 1.1 * (r - 1) + 0.18),
-                        (x[i] + 0.25, 1.1 * r - 0.18),
-                    )
-        ax.text(x[i], -1.45, f"bit {i}", ha="center", fontsize=TEXT)
-    for r in range(1, n_rounds + 1):
-        ax.text(
-            x[n_positions - 1] - 1.0,
-            1.1 * r,
-            f"round {r}",
-            ha="right",
-            va="center",
-            fontsize=TEXT,
-        )
-    ax.text(
-        x[n_positions - 1] - 1.0, 0, "start", ha="right", va="center", fontsize=TEXT
-    )
-    ax.text(
-        (x[0] + x[n_positions - 1]) / 2,
-        1.1 * n_rounds + 0.65,
-        "each node is F(own state, state of the bit below, the bits): one F for all",
-        ha="center",
-        fontsize=TEXT,
-    )
+                _cell_arrows(ax, x, i, r)
+    left = x[n_positions - 1] - 1.0
+    for r in range(n_rounds + 1):
+        label = f"round {r}" if r else "start"
+        ax.text(left, 1.1 * r, label, ha="right", va="center", fontsize=TEXT)
+    note = "each node is F(own state, state of the bit below, the bits): one F for all"
+    ax.text((x[0] + left + 1.0) / 2, 1.1 * n_rounds + 0.65, note, ha="center",
+            fontsize=TEXT)  # fmt: skip
     ax.set_xlim(x[n_positions - 1] - 2.4, x[0] + 1.2)
     ax.set_ylim(-1.7, 1.1 * n_rounds + 0.9)
+    return _bare(ax, fig)
+
+
+def _cell_arrows(ax, x: dict, i: int, r: int) -> None:
+    """Into s_r at bit i: from its own state and from the bit below (to the right)."""
+    arrow(ax, (x[i], 1.1 * (r - 1) + 0.3), (x[i], 1.1 * r - 0.3))
+    if i:
+        start, end = (
+            (x[i - 1] - 0.25, 1.1 * (r - 1) + 0.18),
+            (x[i] + 0.25, 1.1 * r - 0.18),
+        )
+        arrow(ax, start, end)
+
+
+def _bare(ax, fig: plt.Figure) -> plt.Figure:
+    """Equal scales, no axes: a diagram, not a plot."""
     ax.set_aspect("equal")
     ax.axis("off")
     return finish(fig)
@@ -95,47 +83,22 @@ def draw_ut_unrolled(n_rounds: int = 3) -> plt.Figure:
         raise ValueError(f"need >= 1 round, got {n_rounds}")
     fig, ax = plt.subplots(figsize=(2.6 * n_rounds + 1.8, 3.0))
     for r in range(n_rounds + 1):
-        box(
-            ax,
-            2.6 * r,
-            0,
-            f"$H^{{{r}}}$\n(all bits)",
-            STATE,
-            w=1.0,
-            h=0.8,
-            pad=0.03,
-            fontsize=TEXT,
-        )
+        _box(ax, 2.6 * r, 0, f"$H^{{{r}}}$\n(all bits)", STATE, w=1.0, h=0.8)
         if r:
             mid = 2.6 * r - 1.3
-            box(
-                ax,
-                mid,
-                0,
-                "self-attention\n+ transition",
-                SHARED,
-                w=1.25,
-                h=0.95,
-                pad=0.03,
-                fontsize=TEXT,
-            )
+            _box(ax, mid, 0, "self-attention\n+ transition", SHARED, w=1.25, h=0.95)
             arrow(ax, (2.6 * (r - 1) + 0.5, 0), (mid - 0.63, 0))
             arrow(ax, (mid + 0.63, 0), (2.6 * r - 0.5, 0))
             ax.text(mid, 1.05, f"$+P^{{{r}}}$", ha="center", fontsize=TEXT)
             arrow(ax, (mid, 0.92), (mid, 0.5))
     ax.text(0, -0.85, "embedded bits", ha="center", fontsize=TEXT)
-    ax.text(
-        1.3 * n_rounds,
-        -1.15,
-        "one set of weights, shared by every round (green); $P^r$ says where and when",
-        ha="center",
-        fontsize=TEXT,
+    note = (
+        "one set of weights, shared by every round (green); $P^r$ says where and when"
     )
+    ax.text(1.3 * n_rounds, -1.15, note, ha="center", fontsize=TEXT)
     ax.set_xlim(-0.8, 2.6 * n_rounds + 0.8)
     ax.set_ylim(-1.4, 1.4)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    return finish(fig)
+    return _bare(ax, fig)
 
 
 def _act_column(ax, x: float, x_below: float | None, n_steps: int, n_rounds: int):
@@ -154,15 +117,8 @@ def _act_column(ax, x: float, x_below: float | None, n_steps: int, n_rounds: int
                 arrow(ax, start, end)
             ax.text(x + 0.36, 1.2 * r + 0.12, "h", fontsize=TEXT, color=HALTING_TEXT)
         if r and r == n_steps + 1:
-            ax.text(
-                x,
-                1.2 * r,
-                "copy",
-                ha="center",
-                va="center",
-                fontsize=TEXT,
-                color="#777",
-            )
+            ax.text(x, 1.2 * r, "copy", ha="center", va="center", fontsize=TEXT,
+                    color="#777")  # fmt: skip
 
 
 def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
@@ -178,17 +134,7 @@ def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(1.7 * n_positions + 2.4, 1.2 * n_rounds + 2.0))
     x = {i: 1.7 * (n_positions - 1 - i) for i in range(n_positions)}
     for i, n_steps in enumerate(steps):
-        box(
-            ax,
-            x[i],
-            -0.9,
-            f"$a_{i}, b_{i}$",
-            PROBLEM,
-            w=0.9,
-            h=0.45,
-            pad=0.03,
-            fontsize=TEXT,
-        )
+        _box(ax, x[i], -0.9, f"$a_{i}, b_{i}$", PROBLEM, w=0.9, h=0.45)
         ax.text(x[i], -1.45, f"bit {i}: N = {n_steps}", ha="center", fontsize=TEXT)
         _act_column(ax, x[i], x.get(i - 1), n_steps, n_rounds)
     left = x[n_positions - 1]
@@ -202,6 +148,4 @@ def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
     ax.text((x[0] + left) / 2, 1.2 * n_rounds + 0.7, note, ha="center", fontsize=TEXT)
     ax.set_xlim(left - 2.3, x[0] + 1.0)
     ax.set_ylim(-1.7, 1.2 * n_rounds + 1.0)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    return finish(fig)
+    return _bare(ax, fig)

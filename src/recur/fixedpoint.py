@@ -200,15 +200,22 @@ def fixed_point(
     if not f_star.requires_grad:
         return f_star.detach(), info
     z_out = f(x, z_star.detach())  # = z* at convergence; its graph reaches x, theta
+    if z_out.requires_grad:
+        z_out.register_hook(_adjoint(f_star, z_star, settings, on_fail))
+    return z_out, info
 
-    def adjoint(grad: torch.Tensor) -> torch.Tensor:
+
+def _adjoint(f_star, z_star, settings: dict, on_fail):
+    """The backward hook: the incoming gradient g becomes u with u = J^T u + g (DEQ
+    Thm. 1), solved with the forward's settings from vector-Jacobian products of the
+    one application ``f_star = f(x, z_star)``."""
+
+    def hook(grad: torch.Tensor) -> torch.Tensor:
         def vjp(u):
             return torch.autograd.grad(f_star, z_star, u, retain_graph=True)[0] + grad
 
         u, back = solve(vjp, grad, **settings)
-        _report("the backward (adjoint) solve", back, tol, on_fail)
+        _report("the backward (adjoint) solve", back, settings["tol"], on_fail)
         return u
 
-    if z_out.requires_grad:
-        z_out.register_hook(adjoint)
-    return z_out, info
+    return hook

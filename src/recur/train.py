@@ -352,13 +352,9 @@ def train(
     try:
         with cpu_threads(cfg.n_threads, device):
             for step in range(1, cfg.n_steps + 1):
-                batch = _training_batch(cfg, gen)
-                keep = _not_held_out(batch.bits, heldout_keys).to(device)  # (B,)
-                n_rounds = _draw_rounds(cfg, gen)
-                weight = aux_scale(step, cfg.aux_warmup)
-                for group in opt.param_groups:
-                    group["lr"] = step_size(step, cfg)
-                loss = _step(model, opt, batch.to(device), keep, n_rounds, weight, cfg)
+                loss = _training_step(
+                    model, opt, cfg, (gen, device), heldout_keys, step
+                )
                 bar.update()
                 if step % cfg.eval_every and step != cfg.n_steps:
                     continue
@@ -375,6 +371,20 @@ def train(
     return TrainResult(
         model, history, time.perf_counter() - start, reached, interrupted, cfg
     )
+
+
+def _training_step(model, opt, cfg: TrainConfig, where, heldout_keys, step: int):
+    """Step ``step`` (1-based) of :func:`train` (``where``: the batch generator and
+    the device): a fresh batch without the held-out pairs, a drawn number of rounds,
+    this step's step size and extra-loss weight."""
+    gen, device = where
+    batch = _training_batch(cfg, gen)
+    keep = _not_held_out(batch.bits, heldout_keys).to(device)  # (B,)
+    n_rounds = _draw_rounds(cfg, gen)
+    weight = aux_scale(step, cfg.aux_warmup)
+    for group in opt.param_groups:
+        group["lr"] = step_size(step, cfg)
+    return _step(model, opt, batch.to(device), keep, n_rounds, weight, cfg)
 
 
 def _target_reached(model, row: dict, cfg: TrainConfig, done) -> bool:
