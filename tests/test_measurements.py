@@ -398,3 +398,47 @@ def test_running_example_table_by_hand():
         running_example_table({}, "0111", "0001", rounds=[])
     with pytest.raises(ValueError, match="rounds"):
         running_example_table({}, "0111", "0001", rounds=[0, 1])
+
+
+def _wait_by_hand(a: list[int], b: list[int]) -> list[int]:
+    """Rounds before a one-bit-per-round rule can know the carry into each position:
+    i - j for the highest non-propagating bit j below i, else i (nothing comes in
+    under bit 0); at least 1. A plain loop, not the library's cumulative maximum."""
+    waits = []
+    for i in range(len(a)):
+        stops = [j for j in range(i) if a[j] == b[j]]
+        waits.append(max(1, i - stops[-1] if stops else i))
+    return waits
+
+
+def test_halted_before_the_carry_counts_positions_that_stopped_too_soon():
+    """Scripted steps: d + 2 where a carry arrives (never early, since the wait there
+    is d), 1 where none does (early exactly where the wait is 2 or more)."""
+    table = act_length_table(Scripted(act=True, at_zero=1), [8], 60, 20, seed=7)
+    batch = random_batch(60, 8, seed=7 + 8)  # the table's sums: seed + width
+    early = []
+    for a, b in _ints(batch.bits):
+        d = _ripple_distance(a, b, 9)
+        bits_a = [(a >> i) & 1 for i in range(9)]
+        bits_b = [(b >> i) & 1 for i in range(9)]
+        waits = _wait_by_hand(bits_a, bits_b)
+        steps = [di + 2 if di else 1 for di in d]
+        early += [s < w for s, w in zip(steps, waits, strict=True)]
+    assert 0 < np.mean(early) < 1  # the sample has both kinds
+    assert table.loc[8, "halted before the carry"] == pytest.approx(np.mean(early))
+
+
+def test_chapter_7_study_summary_takes_the_worst_seed_and_the_mean_steps():
+    from recur.pondernet import study_summary
+
+    rows = [  # method, seed, bits, exact, long chains, mean steps, beyond
+        ("ACT", 0, 8, 1.0, 1.0, 2.0, 0.1), ("ACT", 1, 8, 0.9, 0.8, 4.0, 0.3),
+        ("PonderNet", 0, 8, 0.5, 0.7, 6.0, 4.0), ("PonderNet", 1, 8, 0.6, 0.4, 8.0, 2.0),
+    ]  # fmt: skip
+    columns = ["method", "seed", "bits", "exact", "exact, long chains",
+               "mean steps", "steps beyond the carry"]  # fmt: skip
+    summary = study_summary(pd.DataFrame(rows, columns=columns))
+    assert summary.loc[8, ("exact", "ACT")] == 0.9  # worst seed
+    assert summary.loc[8, ("exact, long chains", "PonderNet")] == 0.4
+    assert summary.loc[8, ("mean steps", "ACT")] == 3.0  # mean over seeds
+    assert summary.loc[8, ("steps beyond the carry", "PonderNet")] == 3.0
