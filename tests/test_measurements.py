@@ -432,8 +432,10 @@ def test_chapter_7_study_summary_takes_the_worst_seed_and_the_mean_steps():
     from recur.pondernet import study_summary
 
     rows = [  # method, seed, bits, exact, long chains, mean steps, beyond
-        ("ACT", 0, 8, 1.0, 1.0, 2.0, 0.1), ("ACT", 1, 8, 0.9, 0.8, 4.0, 0.3),
-        ("PonderNet", 0, 8, 0.5, 0.7, 6.0, 4.0), ("PonderNet", 1, 8, 0.6, 0.4, 8.0, 2.0),
+        ("ACT", 0, 8, 1.0, 1.0, 2.0, 0.1),
+        ("ACT", 1, 8, 0.9, 0.8, 4.0, 0.3),
+        ("PonderNet", 0, 8, 0.5, 0.7, 6.0, 4.0),
+        ("PonderNet", 1, 8, 0.6, 0.4, 8.0, 2.0),
     ]  # fmt: skip
     columns = ["method", "seed", "bits", "exact", "exact, long chains",
                "mean steps", "steps beyond the carry"]  # fmt: skip
