@@ -126,12 +126,9 @@ def act_loop(
     weights, so it differs from the mean field whenever more than one step runs.
     """
     _check_loop(max_steps, mix)
-    shape = state.shape[:-1]  # (B, n)
-    total = state.new_zeros(shape)  # (B, n): h_1 + ... so far
-    remainder = state.new_zeros(shape)  # (B, n)
-    n_updates = state.new_zeros(shape)  # (B, n)
+    total, remainder, n_updates = state.new_zeros(3, *state.shape[:-1])  # (B, n) each
     output = torch.zeros_like(state)  # (B, n, d)
-    emitted = []  # h_r of every round, (B, n) each
+    emitted = []  # h_r of every round, (B, n) each; total: h_1 + ... so far
     for r in range(max_steps):
         running = total < 1 - eps  # (B, n)
         if not running.any():

@@ -48,19 +48,7 @@ def draw_round(trace: CarryTrace, r: int, ax: plt.Axes) -> None:
                 Rectangle((col, -row - 1), 1, 1, facecolor=fill, edgecolor="#999")
             )
             ax.text(col + 0.5, -row - 0.5, ch, ha="center", va="center", fontsize=11)
-    span = longest_chain_span(trace)
-    if span is not None:
-        j, i = span  # LSB indices -> columns n - index
-        ax.plot([n - i + 0.1, n - j + 0.9], [-4.25, -4.25], color=COLORS["chain"], lw=3)
-        ax.text(
-            n - (i + j) / 2 + 0.5,
-            -4.45,
-            f"longest chain: {i - j}",
-            color=COLORS["chain"],
-            ha="center",
-            va="top",
-            fontsize=9,
-        )
+    _chain_underline(ax, trace)
     _grid_legend(ax)
     ax.set_yticks([-0.5 - k for k in range(4)], ROWS)
     ax.set_xticks(
@@ -76,6 +64,17 @@ def draw_round(trace: CarryTrace, r: int, ax: plt.Axes) -> None:
         side.set_visible(False)
     ax.xaxis.tick_top()
     ax.set_title(f"after {r} round{'s' * (r != 1)}", fontsize=10, loc="left")
+
+
+def _chain_underline(ax: plt.Axes, trace: CarryTrace) -> None:
+    """The longest carry chain underlined in the chain's colour, with its length."""
+    span = longest_chain_span(trace)
+    if span is None:
+        return
+    n, (j, i) = trace.n_bits, span  # LSB indices -> columns n - index
+    ax.plot([n - i + 0.1, n - j + 0.9], [-4.25, -4.25], color=COLORS["chain"], lw=3)
+    ax.text(n - (i + j) / 2 + 0.5, -4.45, f"longest chain: {i - j}",
+            color=COLORS["chain"], ha="center", va="top", fontsize=9)  # fmt: skip
 
 
 def _fill(ch: str, moved: bool, wrong: bool) -> str:
