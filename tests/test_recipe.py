@@ -153,7 +153,8 @@ def test_each_live_training_has_its_chapters_bar():
         assert not passes(name, False, 1.0)
         assert not passes(name, True, 0.999)
     assert passes(local_ut, False, 0.99) and not passes(local_ut, True, 0.9899)
-    assert passes(ponder, True, 0.49) and not passes(ponder, True, 0.5)
+    assert passes(ponder, False, 0.49, 0.99) and not passes(ponder, True, 0.5, 1.0)
+    assert not passes(ponder, True, 0.2, 0.98)  # a collapsed run proves nothing
 
 
 def test_models_trained_by_hand():
