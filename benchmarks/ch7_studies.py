@@ -1,14 +1,15 @@
 """Chapter 7's study, too slow for the page: ACT against PonderNet on the same UT and
-the same task. For each seed, Chapter 6's model of issue 10 (``TUNED_ACT``) and the same
-UT with PonderNet's halting rule (``recur.pondernet.train_ponder``) are trained on the
-CPU on sums of at most 8 bits, then measured exactly like Chapter 6's recipe study
+the same task. For each seed, Chapter 6's model as Chapter 6 trains it
+(``train_book_act``: ``BOOK_ACT``, its check and restart) and the same UT trained the
+same way with PonderNet's halting rule (``recur.pondernet.train_ponder``) are trained
+on the CPU on sums of at most 8 bits, then measured like Chapter 6's recipe study
 (500 random and 200 long-chain sums per width, seeds 2024 + width, cap 2 (n + 1)),
 plus the steps per position against the carry distance on 300 long-chain 32-bit sums,
 and how much the state still changes in each round when the shared block is run
 without halting.
 
 Writes ``book/data/ch7_length.csv``, ``ch7_distance.csv`` and ``ch7_settle.csv``
-and prints one JSON line per run. About 8 minutes on 2 cores.
+and prints one JSON line per run. About 10 minutes on 2 cores.
 Run: ``.venv/bin/python benchmarks/ch7_studies.py``.
 """
 
@@ -24,10 +25,9 @@ from recur.deq import state_changes
 from recur.pondernet import train_ponder
 from recur.tasks import long_chain_batch
 from recur.ut_experiments import (
-    TUNED_ACT,
     act_length_table,
     ponder_vs_distance,
-    train_ut,
+    train_book_act,
     twice_width_plus_one,
 )
 
@@ -37,11 +37,12 @@ WIDTHS = [8, 16, 32, 64]
 
 
 def _train(method: str, seed: int, **overrides):
-    if method == "ACT":
-        settings = TUNED_ACT | {"progress": False, "device": "cpu"} | overrides
-        return train_ut(**settings, seed=seed)
+    """Chapter 6's model as Chapter 6 trains it (``train_book_act``), or the same UT
+    trained the same way with PonderNet's halting rule (``train_ponder``)."""
     settings = {"progress": False, "device": "cpu"} | overrides
-    return train_ponder(seed=seed, **settings)
+    if method == "ACT":
+        return train_book_act(seed=seed, **settings).model
+    return train_ponder(seed=seed, **settings)[0]
 
 
 def _settle_rows(model, method: str, seed: int, n_sums: int) -> list[dict]:
@@ -84,7 +85,7 @@ def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) ->
     for seed in seeds:
         for method in ("ACT", "PonderNet"):
             start = time.perf_counter()
-            model, _ = _train(method, seed, **overrides)
+            model = _train(method, seed, **overrides)
             seconds = time.perf_counter() - start
             table = act_length_table(
                 model, widths, n_sums, twice_width_plus_one, 2024, long_chains
