@@ -111,3 +111,12 @@ def test_every_player_comes_with_a_predict_prompt(path):
             continue
         before = "".join(cells[k - 1]["source"]) if k else ""
         assert "Predict" in before, f"no prompt before: {source[:60]}"
+
+
+def test_the_closing_page_comes_after_every_chapter():
+    """The ending gathers every chapter's result, so it follows Chapter 7 and comes
+    before only the back matter."""
+    toc = (BOOK.parent / "_toc.yml").read_text()
+    files = re.findall(r"file: book/(\S+)", toc)
+    chapters = [f for f in files if f[:2].isdigit()]
+    assert files.index("ending") == files.index(chapters[-1]) + 1
