@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from recur.deq import state_changes
+from recur.device import limit_heap_growth
 from recur.pondernet import train_ponder
 from recur.tasks import long_chain_batch
 from recur.ut_experiments import (
@@ -108,5 +109,6 @@ def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) ->
 
 
 if __name__ == "__main__":
+    limit_heap_growth()  # long ACT runs fragment glibc's heap otherwise
     for name, table in run().items():
         table.to_csv(DATA / f"{name}.csv", index=False)

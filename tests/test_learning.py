@@ -380,3 +380,16 @@ def test_chain_share_mixes_long_carry_chains_into_each_batch(monkeypatch):
     assert len(lengths) > 1  # the chain length is drawn anew each step
     with pytest.raises(ValueError, match="chain_share"):
         train(LocalCell(), TrainConfig(chain_share=1.5))
+
+
+@pytest.mark.real_devices  # the pretend accelerator's .cpu() drops the graph anyway
+def test_measurements_build_no_graph_for_gradients():
+    """run_model, the one way measurements run a model, must not keep autograd's graph:
+    over a long run it would keep every round's activations (a 1,024-bit ACT run once
+    took 20 GB)."""
+    from recur.shared import LocalCell
+    from recur.tasks import random_batch
+    from recur.train import run_model
+
+    out = run_model(LocalCell(), random_batch(4, 6, seed=0).bits, 5)
+    assert not out.logits.requires_grad

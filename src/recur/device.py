@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import random
@@ -97,12 +98,30 @@ def synchronize(device: torch.device | str) -> None:
         torch.mps.synchronize()
 
 
+def limit_heap_growth(threshold: int = 64 * 1024) -> bool:
+    """Ask glibc to serve every allocation above ``threshold`` bytes by ``mmap``, so
+    that freed state tensors go back to the system. Without it a long ACT run (one
+    kept h_r per round between freed (B, n, d) states) fragments the heap: a
+    1,024-bit study grew past 20 GB. Measured on 100 sums of 256 bits over 800 rounds:
+    2.0 GB without, 0.46 GB with. Returns False where there is no glibc."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return False
+    m_mmap_threshold = -3  # glibc's mallopt parameter: fixes the threshold
+    return bool(libc.mallopt(m_mmap_threshold, threshold))
+
+
 def run_jobs(fn: Callable, tasks: list, jobs: int = 1) -> list:
     """``[fn(t) for t in tasks]``, or with ``jobs`` > 1 that many at once, each in a
     fresh ("spawn") process, so that each gets its own torch and the library's one
-    thread; ``fn`` must be importable (a module-level function)."""
+    thread; ``fn`` must be importable (a module-level function). Either way the heap
+    is kept from fragmenting (:func:`limit_heap_growth`)."""
     if jobs == 1:
+        limit_heap_growth()
         return [fn(task) for task in tasks]
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        jobs, mp_context=context, initializer=limit_heap_growth
+    ) as pool:
         return list(pool.map(fn, tasks))

@@ -180,8 +180,9 @@ def eval_mode(model: nn.Module):
 @torch.no_grad()
 def run_model(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> Unroll:
     """Every measurement's one way to run a model: the inputs go to the model's device,
-    the model runs in eval mode (its mode is restored afterwards), and the results
-    come back on the CPU."""
+    the model runs in eval mode (its mode is restored afterwards) without building a
+    graph for gradients (a long run would keep every round's activations), and the
+    results come back on the CPU."""
     device = model_device(model)
     with eval_mode(model), cpu_threads(None, device):
         return model(bits.to(device), n_rounds).cpu()
