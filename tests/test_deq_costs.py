@@ -186,3 +186,12 @@ def test_state_changes_leave_out_the_floor_and_need_two_rounds():
     assert states[0].shape == (3, 5, 8)
     with pytest.raises(ValueError, match="n_rounds must be >= 2"):
         state_changes(ut, bits, 1)
+
+
+def test_solve_words_say_a_capped_solve_did_not_converge():
+    from recur.deq import solve_words
+
+    assert solve_words(12, True) == "converges after 12 iterations"
+    assert solve_words(130, False) == (
+        "stops at its cap of 130 iterations without converging"
+    )

@@ -16,7 +16,7 @@ import torch
 
 import recur
 from fake_accelerator import FAKE, FakeAccelerator, to_fake
-from recur import costs, deq
+from recur import costs, deq, live
 from recur import device as device_module
 from recur import experiments as ex
 from recur import ut_experiments as ux
@@ -104,6 +104,10 @@ MEASUREMENTS = {
         _cell,
         lambda m: ex.exact_by_width(m, [4], 5, lambda n: n + 1, long_chains=3),
     ),
+    "exact_at_8_bits": (
+        _cell,
+        lambda m: live.exact_at_8_bits(live.LIVE[0], m, seed=0),
+    ),
     "ut_round": (_block, _ut_round),
     "attention_costs": (
         _block,
@@ -116,6 +120,7 @@ MEASUREMENTS = {
 # other one must have a MEASUREMENTS entry (test_every_function_taking_a_model_...).
 NO_DEVICE_CASE = {
     "shared.n_parameters": "counts parameters, computes nothing",
+    "deq.collect_solves": "keeps solves; by_width, iterations_by_chain run in it",
     "train.model_device": "reads .device; every case above goes through it",
     "train.eval_mode": "switches the mode; every case above checks it is restored",
     "train.train": "test_training_runs_on_the_model_device; the whole test session",

@@ -254,3 +254,11 @@ def training_memory(
     finally:
         deq.implicit, deq.tol, deq.method = settings
     return pd.DataFrame(rows)
+
+
+def solve_words(n_iter: int, converged: bool) -> str:
+    """How a solve ended, for the page: a solve that did not converge stopped at its
+    cap, which is then ``n_iter``."""
+    if converged:
+        return f"converges after {n_iter} iterations"
+    return f"stops at its cap of {n_iter} iterations without converging"
