@@ -187,3 +187,13 @@ def test_training_a_model_with_its_own_loss_refuses_settings_it_ignores(setting)
     cfg = TrainConfig(n_steps=1, n_rounds=4, progress=False, **setting)
     with pytest.raises(ValueError, match="own loss"):
         train(model, cfg)
+
+
+def test_comparison_words_follow_the_numbers():
+    from recur.pondernet import comparison_words
+
+    values = {"PonderNet_x_64": 0.95, "ACT_x_64": 0.99, "PonderNet_lc_64": 0.9,
+              "ACT_lc_64": 0.8, "PonderNet_slope": 0.5, "ACT_slope": 1.0}  # fmt: skip
+    assert comparison_words(values) == {"x_64": "fewer", "lc_64": "more", "rate": 0.5}
+    values["ACT_lc_64"] = 0.9
+    assert comparison_words(values)["lc_64"] == "as many"

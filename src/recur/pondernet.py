@@ -255,3 +255,18 @@ def study_values(summary: pd.DataFrame, distance: pd.DataFrame) -> dict:
         key = SHORT[measure]
         values |= {f"{method}_{key}_{bits}": float(v) for bits, v in series.items()}
     return values
+
+
+def comparison_words(values: dict) -> dict:
+    """Words for Chapter 7's comparison, from :func:`study_values`: whether PonderNet
+    kept more or fewer of the random and the long-chain 64-bit sums than ACT (worst
+    seed each), and how fast its steps grow with the carry distance beside ACT's."""
+
+    def more(a: float, b: float) -> str:
+        return "more" if a > b else "fewer" if a < b else "as many"
+
+    return {
+        "x_64": more(values["PonderNet_x_64"], values["ACT_x_64"]),
+        "lc_64": more(values["PonderNet_lc_64"], values["ACT_lc_64"]),
+        "rate": values["PonderNet_slope"] / values["ACT_slope"],
+    }
