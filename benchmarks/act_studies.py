@@ -29,9 +29,9 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   ``act_succeeded`` (about 25 minutes on 2 cores with ``--jobs 2``); with
   ``--device cuda``, ``BOOK_ACT`` alone on the GPU, written to ``act_seeds_cuda.csv``;
 - ``wide`` (issue 16's moonshot): Chapter 6's model (``BOOK_ACT``), seeds 0-19, as in
-  ``seeds``, tested on 200 random and 100 long-chain sums of 8 and of 128 to 1,024
-  bits (cap 2 (n + 1)); ``moonshot_counts`` reads it (about 25 minutes on 2 cores
-  with ``--jobs 2``);
+  ``seeds``, tested on 200 random sums of 8 and of 128 to 1,024 bits and on 100
+  long-chain sums up to 256 bits (the moonshot's bar needs them there; cap 2 (n + 1));
+  ``moonshot_counts`` reads it (about 25 minutes on 2 cores with ``--jobs 2``);
 - ``waiting``: the halting probabilities of positions still waiting for their carry,
   round by round, on long-chain 8- and 32-bit sums, for the recipe, the recipe with
   the round signal and the recipe without halting noise, 3 seeds (about 8 minutes).
@@ -177,6 +177,7 @@ STUDIES = {
             "widths": WIDE_WIDTHS,
             "n_sums": 200,
             "long_chains": 100,
+            "long_chains_up_to": 256,
             "jobs": 2,
         },
     ),  # fmt: skip

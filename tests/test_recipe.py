@@ -205,6 +205,8 @@ def test_widest_width_reached_and_the_moonshot_by_hand():
     assert widest_reached(ok) == 512  # 1,024: long chains at 50%
     assert widest_reached(short) == 128  # 0.949 < 0.95 at 256
     assert widest_reached(runs(2, [(8, 0.98, 1.0), (128, 1.0, 1.0)])) == 0
+    untested = runs(3, [(8, 1.0, 1.0), (256, 1.0, 0.97), (512, 0.995, float("nan"))])
+    assert widest_reached(untested) == 512  # no long chains at 512: random sums decide
     counts = moonshot_counts(pd.concat([ok, short]))
     assert counts == {"met": 1, "n": 2, "median_widest": 320.0,
                       "least_widest": 128, "most_widest": 512}  # fmt: skip

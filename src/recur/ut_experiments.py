@@ -561,10 +561,18 @@ def train_recipe(recipe: str, seed: int, **overrides) -> tuple:
 
 def _seed_rows(job: tuple) -> list[dict]:
     recipe, seed, widths, n_sums, long_chains, sums_seed, overrides = job
+    overrides = dict(overrides)  # shared by every task of the study: leave it whole
+    chains_up_to = overrides.pop("long_chains_up_to", max(widths))
     model, seconds, attempts, checked = train_recipe(recipe, seed, **overrides)
-    table = act_length_table(
-        model, list(widths), n_sums, twice_width_plus_one, sums_seed, long_chains
-    )
+    tables = [
+        act_length_table(model, part, n_sums, twice_width_plus_one, sums_seed, chains)
+        for part, chains in (
+            ([w for w in widths if w <= chains_up_to], long_chains),
+            ([w for w in widths if w > chains_up_to], 0),
+        )
+        if part
+    ]
+    table = pd.concat(tables)  # no long-chain column (NaN) above chains_up_to
     success = act_succeeded(table) if 8 in table.index else False
     columns = ["exact", "exact, long chains", "halted before the carry"]
     columns.append("steps beyond the carry")
@@ -590,7 +598,9 @@ def seed_runs(
     """Issue 16's ``seeds`` study: train each recipe once per seed (``overrides`` go to
     :func:`train_recipe`), then test it on ``n_sums`` random and ``long_chains``
     long-chain sums of each width (seeded ``sums_seed + width``, never used to choose
-    anything), cap 2 (n + 1). One row per recipe, seed and width, with the run's
+    anything), cap 2 (n + 1); ``long_chains_up_to`` (an override) limits the
+    long-chain sums to the widths up to it. One row per recipe, seed and width, with
+    the run's
     training seconds, runs (attempts), whether its 8-bit check passed and
     :func:`act_succeeded`. ``jobs`` > 1 runs
     that many seeds at once, each in its own process (one torch thread each)."""
@@ -643,7 +653,8 @@ def models_trained(table: pd.DataFrame) -> int:
 
 def widest_reached(runs: pd.DataFrame, bar: dict = MOONSHOT) -> int:
     """The widest width up to which one model meets ``bar`` at every width of its
-    rows (exact match on random and on long-chain sums); 0 if not even the first."""
+    rows (exact match on random and on long-chain sums; a width without long-chain
+    sums, NaN, is judged on the random ones); 0 if not even the first."""
     widest = 0
     for n_bits, row in runs.sort_values("bits").set_index("bits").iterrows():
         if any(row[column] < share for column, share in bar.items()):
