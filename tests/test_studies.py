@@ -23,7 +23,8 @@ def _load(name: str):
 
 
 STUDIES = _load("act_studies")
-READ_BY_THE_BOOK = ["tau", "warmup", "positions", "length", "waiting", "recipe"]
+READ_BY_THE_BOOK = ["tau", "warmup", "positions", "length", "waiting", "recipe", "seeds"]
+READ_BY_THE_BOOK += ["wide"]
 COMMITTED = [
     n for n in STUDIES.STUDIES if (ROOT / "book" / "data" / f"act_{n}.csv").exists()
 ]
@@ -36,7 +37,7 @@ def test_the_tables_the_book_reads_are_committed():
 @pytest.mark.parametrize("name", COMMITTED)
 def test_committed_table_has_the_columns_its_writer_writes(name):
     tiny = {"seeds": [0], "n_steps": 2, "eval_every": 1, "eval_size": 50, "n_sums": 4}
-    if name == "seeds":
+    if name in ("seeds", "wide"):
         tiny["jobs"] = 1
     if "long_chains" in STUDIES.STUDIES[name][1]:
         tiny["long_chains"] = 4
