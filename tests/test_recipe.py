@@ -138,9 +138,11 @@ def test_live_counts_by_hand():
             "reached 100%": [True, True, False, True],
             "train seconds": [10.0, 30.0, 20.0, 5.0],
             "success": [True, False, False, True],
+            "exact at 8 bits": [1.0, 0.99, 0.98, 1.0],
         }
     )
     want = {"reached": 2, "met": 1, "n": 3, "median": 20.0, "failed": 2, "short": 1}
+    want["learned"] = 2  # at least 99% of fresh 8-bit sums
     assert live_counts(table, "a") == want
 
 

@@ -136,7 +136,8 @@ def live_counts(table: pd.DataFrame, name: str) -> dict:
     """From a :func:`live_seed_runs` table, one model's runs: how many reached 100%
     held-out, how many met the bar (``success``), of how many, the median training
     seconds, how many ``failed`` the bar, and how many of those had reached 100%
-    held-out all the same (``short``: right on the trained width, wrong beyond it)."""
+    held-out all the same (``short``: right on the trained width, wrong beyond it),
+    and how many were right on at least 99% of fresh 8-bit sums (``learned``)."""
     runs = table[table["model"] == name]
     success = runs["success"].astype(bool)
     return {
@@ -146,4 +147,5 @@ def live_counts(table: pd.DataFrame, name: str) -> dict:
         "median": float(runs["train seconds"].median()),
         "failed": int((~success).sum()),
         "short": int((runs["reached 100%"].astype(bool) & ~success).sum()),
+        "learned": int((runs["exact at 8 bits"] >= UT_EXACT).sum()),
     }
