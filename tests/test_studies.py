@@ -24,7 +24,7 @@ def _load(name: str):
 
 STUDIES = _load("act_studies")
 READ_BY_THE_BOOK = ["tau", "warmup", "positions", "length", "waiting", "recipe"]
-READ_BY_THE_BOOK += ["seeds", "wide"]
+READ_BY_THE_BOOK += ["seeds"]
 COMMITTED = [
     n for n in STUDIES.STUDIES if (ROOT / "book" / "data" / f"act_{n}.csv").exists()
 ]
