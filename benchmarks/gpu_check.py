@@ -167,7 +167,7 @@ def machine() -> dict:
             "date": time.strftime("%Y-%m-%d")}  # fmt: skip
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reference", action="store_true")
     parser.add_argument("--allow-cpu", action="store_true", help="run without CUDA")
@@ -181,7 +181,11 @@ def main() -> int:
         action="store_true",
         help="redo the comparison of --out with the CPU reference",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = _arguments()
     if args.reference:
         write_reference()
         return 0
