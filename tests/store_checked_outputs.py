@@ -2,7 +2,7 @@
 
 Usage: python tests/store_checked_outputs.py book/01_parallel_carry.ipynb [...]
 
-Cells that start with ``# NBVAL_CHECK_OUTPUT`` keep their outputs (nbval compares them
+Cells tagged ``nbval-check-output`` keep their outputs (nbval compares them
 with a fresh run); every other output and every execution count is dropped, so the
 committed notebooks stay small and their diffs readable.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-CHECK = "# NBVAL_CHECK_OUTPUT"
+CHECK = "nbval-check-output"  # the cell tag nbval reads (no marker on the page)
 
 
 def store(path: Path) -> None:
@@ -25,7 +25,7 @@ def store(path: Path) -> None:
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        if not cell.source.lstrip().startswith(CHECK):
+        if CHECK not in cell.metadata.get("tags", []):
             cell.outputs = []
             cell.execution_count = None  # nbval needs the count only where it compares
     nb.metadata.pop("widgets", None)

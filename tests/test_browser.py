@@ -34,6 +34,7 @@ def test_page_has_no_errors_and_loaded_figures(page, site, name):
     open_page(page, site, name)
     body = page.inner_text("article")
     assert not BAD_TEXT.search(body), BAD_TEXT.search(body)
+    assert "NBVAL" not in body  # nbval's markers are cell tags, not page text
     assert page.locator(".output.error, .output.traceback, .output.stderr").count() == 0
     images = page.eval_on_selector_all(
         "article img",
@@ -97,6 +98,31 @@ def test_chapter2_learned_explorer_steps_without_kernel(page, site):
     note = "differs from the true sum"
     shown = page.locator(".widget-html-content:visible", has_text=note).first
     assert "after 5 of 18 rounds" in shown.inner_text()
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_no_field_takes_typing_that_nothing_reads(page, site, name):
+    """The static page has no kernel: a text field in a widget must be read-only
+    (issue 19: Chapters 1 and 2 took `2x` and showed nothing)."""
+    open_page(page, site, name)
+    if page.locator("article .widget-text").count():
+        page.wait_for_selector("article .widget-text input", timeout=15000)
+    typable = page.locator("article input[type=text]:not([disabled])").count()
+    assert typable == 0, f"{typable} text fields take typing on a page with no kernel"
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES if "/0" in p])
+def test_every_figure_opens_at_full_size(page, site, name):
+    """Shrunk into the column (or a phone), a figure links to its full-size image
+    (issue 19), which loads; the players' frames are left alone."""
+    open_page(page, site, name)
+    figures = page.eval_on_selector_all(
+        "article img:not([id^=_anim_img])",
+        "els => els.map(e => [e.getAttribute('src'), e.closest('a')?.href || ''])",
+    )
+    for src, href in figures:
+        assert href.endswith(src.split("/")[-1]), f"no full-size link: {src[:60]}"
+        assert page.request.get(href).ok, href
 
 
 def test_chapter_5_shows_no_sliders_whose_numbers_cannot_update():

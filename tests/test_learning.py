@@ -393,3 +393,14 @@ def test_measurements_build_no_graph_for_gradients():
 
     out = run_model(LocalCell(), random_batch(4, 6, seed=0).bits, 5)
     assert not out.logits.requires_grad
+
+
+def test_the_static_page_gets_no_progress_bar(monkeypatch, capsys):
+    """A finished bar with its rate says nothing on a static page (issue 19); run in
+    Jupyter or a terminal, training shows one."""
+    cfg = TrainConfig(max_bits=2, n_steps=2, eval_every=2, eval_size=10, n_rounds=3)
+    train(LocalCell(), cfg)
+    assert "training" in capsys.readouterr().err
+    monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
+    train(LocalCell(), cfg)
+    assert "training" not in capsys.readouterr().err

@@ -444,3 +444,7 @@ def test_chapter_7_study_summary_takes_the_worst_seed_and_the_mean_steps():
     assert summary.loc[8, ("exact, long chains", "PonderNet")] == 0.4
     assert summary.loc[8, ("mean steps", "ACT")] == 3.0  # mean over seeds
     assert summary.loc[8, ("steps beyond the carry", "PonderNet")] == 3.0
+    from recur.pondernet import SUMMARY_HEADERS  # every column says which seeds
+
+    headers = summary.rename(columns=SUMMARY_HEADERS, level=0).columns.levels[0]
+    assert all(("worst seed" in h) != ("mean of seeds" in h) for h in headers)

@@ -10,7 +10,7 @@ import pytest
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
-CHECK = "# NBVAL_CHECK_OUTPUT"
+CHECK = "nbval-check-output"  # the cell tag nbval reads
 
 
 def code_cells(path):
@@ -29,7 +29,7 @@ def test_chapters_exist_and_are_in_the_toc():
 def test_only_checked_cells_keep_outputs(path):
     for cell in code_cells(path):
         source = "".join(cell["source"])
-        if not source.startswith(CHECK):
+        if CHECK not in cell.get("metadata", {}).get("tags", []):
             assert cell["outputs"] == [], (
                 f"stored output in unchecked cell: {source[:60]}"
             )
@@ -80,6 +80,26 @@ def test_every_glue_reference_is_glued():
                 prefix and key.startswith(prefix) for prefix in _glue_prefixes(code)
             )
             assert literal or made, f"{path.name}: {key} is never glued"
+
+
+def test_glued_shares_follow_the_tables_rule():
+    """One rounding rule for tables and prose (issue 19, notation page): a glued share
+    shown as a per cent never reads 100% (or 100.0%) unless it is 1, as in
+    :func:`recur.show.percent_text`. Checked against the CPU build's glued values."""
+    values = json.loads((BOOK / "data" / "glue_cpu.json").read_text())
+    for path in NOTEBOOKS:
+        glued = values.get(path.stem, {})
+        prose = "".join(
+            "".join(c["source"])
+            for c in json.loads(path.read_text())["cells"]
+            if c["cell_type"] == "markdown"
+        )
+        for key, spec in re.findall(r"\{glue:text\}`([^`:]+):([^`]*%)`", prose):
+            if key not in glued:
+                continue
+            value = float(glued[key])
+            shown = format(value, spec)
+            assert value == 1 or float(shown.rstrip("%")) < 100, (path.name, key, shown)
 
 
 def _glue_prefixes(code: str) -> set[str]:

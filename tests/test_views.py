@@ -58,8 +58,22 @@ def test_round_html_marks_wrong_bits_and_the_chain_in_the_books_colours():
 
 
 def _parts(view):
-    (inputs, message, tabs) = view.children
+    inputs, message, tabs = view.children[0], *view.children[-2:]
     return inputs.children[0], inputs.children[1], message, tabs
+
+
+def test_the_static_page_shows_read_only_fields_that_say_why(monkeypatch):
+    """Built for the static book (no kernel), a field that cannot compute must not
+    look as if it could (issue 19); run in Jupyter, it takes typing."""
+    monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
+    view = carry_explorer()
+    text_a, text_b, message, tabs = _parts(view)
+    assert text_a.disabled and text_b.disabled
+    assert "static page" in view.children[1].value
+    monkeypatch.delenv("RECUR_STATIC_PAGE")
+    view = carry_explorer()
+    assert not any(field.disabled for field in _parts(view)[:2])
+    assert len(view.children) == 3
 
 
 def test_explorer_has_a_tab_per_round():
@@ -86,11 +100,13 @@ def test_readable_tables_show_percent_and_rounded_numbers():
 
     from recur.show import readable
 
-    exact = [0.996, 1.0, 0.9995, 0.07]
-    table = pd.DataFrame({"exact": exact, "seconds": [46.177867, float("nan"), 1, 2]})
+    exact = [0.996, 1.0, 0.9996, 0.8719, 0.07]
+    seconds = [46.177867, float("nan"), 1, 2, 3]
+    table = pd.DataFrame({"exact": exact, "seconds": seconds})
     shown = readable(table, percent=("exact",), decimals=1)
-    assert shown["exact"].tolist() == ["99.6%", "100.0%", "99.9%", "7.0%"]
-    assert shown["seconds"].tolist() == ["46.2", "–", "1.0", "2.0"]
+    # rounded as the prose is (87.19 -> 87.2, issue 19), but a miss never reads 100%
+    assert shown["exact"].tolist() == ["99.6%", "100.0%", "99.9%", "87.2%", "7.0%"]
+    assert shown["seconds"].tolist() == ["46.2", "–", "1.0", "2.0", "3.0"]
     assert table["seconds"].iloc[0] == 46.177867  # the numbers stay in the input
 
 
@@ -105,6 +121,22 @@ def test_training_table_shows_percent_pairs_and_seconds():
     )  # fmt: skip
     table = TrainResult(None, history, 6.0, None).table()
     assert table.loc[100].tolist() == ["0.0100", "99.73%", "10,000", "6.0"]
+    assert table.index.tolist() == [50, 100]  # every check, as the text says
+
+
+def test_a_long_training_table_is_thinned_to_evenly_spaced_checks():
+    import pandas as pd
+
+    from recur.train import TrainResult
+
+    steps = list(range(100, 2100, 100))  # 20 checks
+    history = pd.DataFrame(
+        {"step": steps, "loss": 0.1, "exact": 0.5, "pairs": 1000, "seconds": 1.0}
+    )
+    table = TrainResult(None, history, 6.0, None).table(rows=5)
+    assert table.index.tolist() == [100, 600, 1100, 1500, 2000]  # first and last kept
+    with pytest.raises(ValueError, match="rows"):
+        TrainResult(None, history, 6.0, None).table(rows=1)
 
 
 def test_halting_player_leaves_the_callers_array_alone():
@@ -318,3 +350,56 @@ def test_with_colors_gives_each_group_its_own_colour():
     many = with_colors(range(len(PALETTE) + 3))  # more groups than the palette
     assert [g for _, g in many] == list(range(len(PALETTE) + 3))
     assert len({str(c) for c, _ in many}) == len(many)
+
+
+def test_limit_cases_are_worded_not_printed_as_zeros():
+    """Issue 19: "exceed d by at most 0.00", "steps ≈ 1.00 · d + 0.00" and "at least
+    100.0%" read oddly; each limit gets words (expected texts written by hand)."""
+    from recur.show import fit_words, margin_words, share_words
+
+    assert share_words(1.0, "every one", "{} of them") == "every one"
+    assert share_words(0.9996, "every one", "{} of them") == "at least 99.9% of them"
+    assert share_words(0.5, "all", "{}") == "at least 50.0%"
+    assert fit_words(1.001, 0.004) == "steps = d exactly (to two decimals)"
+    assert fit_words(1.0, 0.12) == "steps ≈ d + 0.12"
+    assert fit_words(1.02, -0.3) == "steps ≈ 1.02 · d − 0.30"
+    assert fit_words(0.5, 0.001) == "steps ≈ 0.50 · d"
+    assert margin_words(0.001) == "by nothing, to two decimals"
+    assert margin_words(0.123) == "by at most 0.12"
+    with pytest.raises(ValueError, match="share"):
+        share_words(1.5, "a", "b")
+
+
+def test_the_halting_player_keeps_the_running_sum_in_view_and_names_h():
+    """Issue 19: at h_3 = 1.0 the running sum (0.1 + 0.3 + 1.0 + 0.5 = 1.9) left the
+    plot, and the frame did not say which h_3 it shows."""
+    import matplotlib.pyplot as plt
+
+    from recur.plots_halting import draw_halting
+
+    fig, ax = plt.subplots()
+    draw_halting([0.1, 0.3, 1.0, 0.5], 0.01, ax, vary=3)
+    assert ax.get_ylim()[1] >= 1.9
+    assert ax.get_title(loc="left").startswith("h_3 = 1:")
+    plt.close(fig)
+
+
+def test_a_figure_wider_than_the_column_gets_larger_letters():
+    """Issue 19: a 10-inch figure shrunk into a 6.8-inch column showed 7 px labels;
+    its texts grow by 10 / 6.8 (by hand: a 10 pt title becomes 14.7 pt, 10 pt tick
+    labels 14.7 pt), and a figure that fits is left alone."""
+    import matplotlib.pyplot as plt
+
+    from recur.style import finish
+
+    with plt.rc_context({"xtick.labelsize": 10, "ytick.labelsize": 10}):
+        wide, ax = plt.subplots(figsize=(10, 3))
+        ax.set_title("t", fontsize=10)
+        finish(wide)
+        assert ax.title.get_fontsize() == pytest.approx(14.706, abs=0.01)
+        tick = ax.xaxis.get_ticklabels()[0]
+        assert tick.get_fontsize() == pytest.approx(14.706, abs=0.01)
+        fits, ax = plt.subplots(figsize=(6.4, 3))
+        ax.set_title("t", fontsize=10)
+        finish(fits)
+        assert ax.title.get_fontsize() == 10

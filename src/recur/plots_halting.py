@@ -19,9 +19,12 @@ from recur.style import (
 )
 
 
-def draw_halting(h: np.ndarray, eps: float, ax: plt.Axes) -> None:
+def draw_halting(
+    h: np.ndarray, eps: float, ax: plt.Axes, top: float = 0.0, vary: int | None = None
+) -> None:
     """Halting probabilities h_r (bars), their running sum, the threshold 1 - eps, and
-    the ACT weights p_r; N and R in the title."""
+    the ACT weights p_r; N and R in the title, led by h_{vary} when a player varies
+    it. The y axis reaches at least ``top`` and always the whole running sum."""
     import torch
 
     from recur.act import halting_weights
@@ -50,9 +53,10 @@ def draw_halting(h: np.ndarray, eps: float, ax: plt.Axes) -> None:
     ax.axvspan(n_steps - 0.5, n_steps + 0.5, color="#eee", zorder=0)
     ax.set_xticks(steps)
     ax.set_xlabel("round r")
-    ax.set_ylim(0, max(1.6, float(np.cumsum(h)[n_steps - 1]) + 0.1))
+    ax.set_ylim(0, max(1.6, top, float(np.cumsum(h).max()) + 0.1))
+    lead = "" if vary is None else f"h_{vary} = {h[vary - 1]:.2g}:  "
     ax.set_title(
-        f"N = {n_steps},  R = {rem:.2f},  ponder N + R = {n_steps + rem:.2f}",
+        f"{lead}N = {n_steps},  R = {rem:.2f},  ponder N + R = {n_steps + rem:.2f}",
         fontsize=10,
         loc="left",
     )
@@ -69,10 +73,12 @@ def halting_player(h, step: int, values, eps: float = 0.01, alt: str = ""):
     """A scrubbable player: h_{step} takes each of ``values`` in turn, the rest stay."""
     h = np.array(h, dtype=float)  # a copy: the caller's array is left alone
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    rest = h.sum() - h[step - 1]
+    top = rest + max(values) + 0.1  # one y axis for every frame, the largest sum in
 
     def frame(k):
         h[step - 1] = values[k]
-        draw_halting(h, eps, ax)
+        draw_halting(h, eps, ax, top, vary=step)
 
     frame(0)
     fig.tight_layout()
@@ -175,7 +181,7 @@ def plot_waiting_halting(
         va="top",
     )
     right.axhline(0.99, color="k", ls="--", lw=1)
-    right.text(1, 1.03, "1 - eps: halt", fontsize=9)
+    right.text(1, 1.03, "1 − ε = 0.99: halt", fontsize=9)
     left.set_ylabel("mean $h_r$ while waiting")
     right.set_ylabel("running sum of the means")
     left.set_ylim(-0.02, 1.02)

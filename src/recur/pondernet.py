@@ -199,6 +199,15 @@ def train_ponder(
     return model, train(model, cfg)
 
 
+# Chapter 7's table headers: which seeds each number of :func:`study_summary` sums up.
+SUMMARY_HEADERS = {
+    "exact": "exact, worst seed",
+    "exact, long chains": "exact on long chains, worst seed",
+    "mean steps": "mean steps, mean of seeds",
+    "steps beyond the carry": "steps beyond the carry, mean of seeds",
+}
+
+
 def study_summary(length: pd.DataFrame) -> pd.DataFrame:
     """Chapter 7's study (``benchmarks/ch7_studies.py``) by method and width: exact
     match on random and on long-chain sums (worst seed), and the mean rounds per

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import math
 
 import pandas as pd
 
@@ -18,8 +17,9 @@ def show_source(obj):
 def readable(
     table: pd.DataFrame, percent: tuple[str, ...] = (), decimals: int = 2
 ) -> pd.DataFrame:
-    """``table`` as a reader wants it: the ``percent`` columns (fractions) as per cent,
-    cut (not rounded) to one decimal so that only a perfect score reads 100.0%; other
+    """``table`` as a reader wants it: the ``percent`` columns (fractions) as per cent
+    to one decimal by the book's one rule (:func:`percent_text`, the same rounding as
+    the glued prose); other
     float columns rounded to ``decimals``; missing values shown as "–". With two
     levels of columns (as after ``unstack``), the top level names the column. Returns
     strings; the numbers stay in ``table``."""
@@ -27,7 +27,7 @@ def readable(
     for name in out.columns:
         column = out[name]
         if (name[0] if isinstance(name, tuple) else name) in percent:
-            out[name] = column.map(_percent)
+            out[name] = column.map(percent_text)
         elif pd.api.types.is_float_dtype(column):
             out[name] = column.map(lambda x: "–" if pd.isna(x) else f"{x:.{decimals}f}")
     return out
@@ -43,9 +43,14 @@ def glue_values(prefix: str, values: dict) -> None:
         glue(f"{prefix}_{key}", plain, display=False)
 
 
-def _percent(x: float) -> str:
-    """0.9995 -> "99.9%" (cut, not rounded: it never shows a miss as 100%)."""
-    return "–" if pd.isna(x) else f"{math.floor(round(x * 1000, 6)) / 10:.1f}%"
+def percent_text(x: float) -> str:
+    """The book's one rule for a share, in tables and (glued) prose alike: rounded to
+    one decimal as Python's ``{:.1%}`` does, except that a miss never reads 100.0%
+    (0.9996 -> "99.9%"): 0.8705 -> "87.1%" in a table as in a sentence."""
+    if pd.isna(x):
+        return "–"
+    text = f"{x:.1%}"
+    return "99.9%" if text == "100.0%" and x < 1 else text
 
 
 def read_bench(path) -> tuple[dict, pd.DataFrame]:
@@ -100,3 +105,34 @@ def chapter_range(bench: pd.DataFrame) -> dict:
     number = slowest.split("_")[0]
     name = f"Chapter {int(number)}" if number.isdigit() else f"the {slowest} page"
     return {"fastest": seconds.min(), "slowest": seconds.max(), "slowest_name": name}
+
+
+def share_words(share: float, every: str, some: str) -> str:
+    """Words for a measured share at its limit and below it (issue 19: "is at least
+    100.0%" read oddly): ``every`` when it is 1, else ``some`` with ``{}`` filled by
+    "at least" and :func:`percent_text`."""
+    if not 0 <= share <= 1:
+        raise ValueError(f"a share must be in [0, 1], got {share}")
+    return every if share == 1 else some.format(f"at least {percent_text(share)}")
+
+
+def fit_words(slope: float, intercept: float) -> str:
+    """A fitted line ``steps = slope * d + intercept`` for a sentence, two decimals:
+    "steps = d exactly" when both round to 1 and 0, "steps ≈ d + 0.12" when only the
+    slope does, else "steps ≈ 1.02 · d − 0.30"."""
+    slope_text, shift = f"{slope:.2f}", f"{abs(intercept):.2f}"
+    if slope_text == "1.00" and shift == "0.00":
+        return "steps = d exactly (to two decimals)"
+    lead = "d" if slope_text == "1.00" else f"{slope_text} · d"
+    if shift == "0.00":
+        return f"steps ≈ {lead}"
+    return f"steps ≈ {lead} {'−' if intercept < 0 else '+'} {shift}"
+
+
+def margin_words(margin: float) -> str:
+    """How far the mean steps lie above the fewest possible, for a sentence:
+    "by at most 0.12" or, when that rounds to 0.00, "by nothing to two decimals"."""
+    text = f"{margin:.2f}"
+    if text in ("0.00", "-0.00"):
+        return "by nothing, to two decimals"
+    return f"by at most {text}"

@@ -6,10 +6,27 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 
 import matplotlib.pyplot as plt
 from matplotlib.animation import FuncAnimation
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import FancyBboxPatch
+from matplotlib.text import Text
+
+
+def sharp_inline_figures() -> None:
+    """In a running notebook, show figures as PNGs at twice the pixels ("retina"), so
+    that a figure shrunk into the column stays sharp; outside one, do nothing."""
+    ipython = sys.modules.get("IPython")  # only a notebook has loaded it
+    if ipython is None or ipython.get_ipython() is None:
+        return
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+    set_matplotlib_formats("retina")
+
+
+sharp_inline_figures()
 
 PALETTE = (
     "#1f4e79",
@@ -44,8 +61,35 @@ def exact_axis(ax: plt.Axes, label: str = "exact match") -> None:
     ax.set_ylim(-0.02, 1.02)
 
 
+# The text column at 1280 px holds about 6.8 inches of a figure at 100 px per inch: a
+# wider figure is shrunk into it, and its letters with it (issue 19: 7 px tick labels).
+COLUMN_INCHES = 6.8
+MAX_TEXT_SCALE = 1.5
+
+
+def legible(fig: plt.Figure) -> plt.Figure:
+    """Enlarge every text of a figure wider than the column by its width over the
+    column's (at most :data:`MAX_TEXT_SCALE`), so that shrunk into the column its
+    letters read as large as those of a figure that fits."""
+    scale = min(fig.get_figwidth() / COLUMN_INCHES, MAX_TEXT_SCALE)
+    if scale <= 1:
+        return fig
+    ticks = set()
+    for ax in fig.axes:
+        for axis, name in ((ax.xaxis, "xtick"), (ax.yaxis, "ytick")):
+            ticks |= {id(t) for t in axis.get_ticklabels(which="both")}
+            points = FontProperties(size=plt.rcParams[f"{name}.labelsize"])
+            ax.tick_params(axis=name[0], labelsize=points.get_size_in_points() * scale)
+    for text in fig.findobj(Text):
+        if id(text) not in ticks:
+            text.set_fontsize(text.get_fontsize() * scale)
+    return fig
+
+
 def finish(fig: plt.Figure) -> plt.Figure:
-    """Lay out, and close so that the figure is shown once, as the cell's value."""
+    """Make its letters legible in the column (:func:`legible`), lay out, and close so
+    that the figure is shown once, as the cell's value."""
+    legible(fig)
     fig.tight_layout()
     plt.close(fig)
     return fig

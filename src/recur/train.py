@@ -24,6 +24,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from recur.device import cpu_threads, pick_device, seed_everything, synchronize
+from recur.page import static_page
 from recur.shared import Unroll
 from recur.tasks import AdditionBatch, chain_batch, concat_batches, random_batch
 
@@ -48,7 +49,7 @@ class TrainConfig:
     seed: int = 0
     device: str = "auto"
     n_threads: int | None = None  # CPU threads; None: see recur.device.cpu_threads
-    progress: bool = True
+    progress: bool = True  # a progress bar (never on the static page: recur.page)
 
     def rounds(self) -> int:
         """Rounds of the shortest training run (and of the held-out check)."""
@@ -127,18 +128,22 @@ class TrainResult:
             f"{last['exact']:.2%} of the {pairs:,} held-out pairs checked last"
         )
 
-    def table(self, last: int = 3) -> pd.DataFrame:
-        """The last rows of the history as a reader wants them: exact match in per
-        cent, the number of held-out pairs checked, seconds to one decimal."""
-        rows = self.history.tail(last)
+    def table(self, rows: int = 12) -> pd.DataFrame:
+        """Every check of the history as a reader wants it: exact match in per cent,
+        the number of held-out pairs checked, seconds to one decimal. A longer history
+        is thinned to ``rows`` evenly spaced checks, the first and the last kept."""
+        if rows < 2:
+            raise ValueError(f"rows must be >= 2 (the first and last), got {rows}")
+        picks = np.linspace(0, max(len(self.history) - 1, 0), rows).round()
+        shown = self.history.iloc[np.unique(picks).astype(int)[: len(self.history)]]
         return pd.DataFrame(
             {
-                "loss": rows["loss"].map("{:.4f}".format).to_numpy(),
-                "held-out exact": rows["exact"].map("{:.2%}".format).to_numpy(),
-                "pairs checked": rows["pairs"].map("{:,}".format).to_numpy(),
-                "seconds": rows["seconds"].map("{:.1f}".format).to_numpy(),
+                "loss": shown["loss"].map("{:.4f}".format).to_numpy(),
+                "held-out exact": shown["exact"].map("{:.2%}".format).to_numpy(),
+                "pairs checked": shown["pairs"].map("{:,}".format).to_numpy(),
+                "seconds": shown["seconds"].map("{:.1f}".format).to_numpy(),
             },
-            index=pd.Index(rows["step"].to_numpy(), name="step"),
+            index=pd.Index(shown["step"].to_numpy(), name="step"),
         )
 
 
@@ -349,7 +354,8 @@ def train(
     gen, device, opt = _setup(model, cfg)
     heldout, heldout_keys = _heldout_pairs(cfg)
     rows, start, reached, interrupted = [], time.perf_counter(), None, False
-    bar = tqdm(total=cfg.n_steps, disable=not cfg.progress, desc="training")
+    quiet = not cfg.progress or static_page()
+    bar = tqdm(total=cfg.n_steps, disable=quiet, desc="training")
     try:
         with cpu_threads(cfg.n_threads, device):
             for step in range(1, cfg.n_steps + 1):

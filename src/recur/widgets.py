@@ -14,6 +14,7 @@ import html
 import ipywidgets as w
 
 from recur.carry import CarryTrace, longest_chain_span, parallel_add
+from recur.page import static_page
 from recur.palette import COLORS, legend_html
 
 CELL = (
@@ -23,6 +24,13 @@ CELL = (
 ROW_HEAD = '<th style="text-align:right;padding-right:6px">{}</th>'
 FILL = {"1": COLORS["one"], "0": COLORS["zero"], " ": COLORS["zero"]}
 CHAIN_EDGE = f"border-bottom:4px solid {COLORS['chain']}"
+# The static page has no kernel, so a text field could not compute; it is shown
+# read-only with this line (issue 19).
+READ_ONLY_NOTE = (
+    "<i>In this static page the numbers are fixed: the rounds below are tabs to "
+    "click. To type your own, run the notebook (Jupyter locally or on Binder; the "
+    "README says how).</i>"
+)
 
 
 def _cell(ch: str, fill: str, extra: str = "") -> str:
@@ -84,9 +92,11 @@ def _check_width(trace: CarryTrace, max_bits: int = MAX_BITS) -> None:
 def _explorer(a: str, b: str, build) -> w.VBox:
     """Two text boxes, a message line and one tab per round. ``build(a, b)`` returns
     ``(message, [(tab title, html), ...])`` or raises ``ValueError``, whose text is
-    shown instead."""
-    text_a = w.Text(value=a, description="a")
-    text_b = w.Text(value=b, description="b")
+    shown instead. For the static page the boxes are read-only, with a line that says
+    why (:func:`static_page`)."""
+    fixed = static_page()
+    text_a = w.Text(value=a, description="a", disabled=fixed)
+    text_b = w.Text(value=b, description="b", disabled=fixed)
     message = w.HTML()
     rounds = w.Tab()
 
@@ -105,7 +115,8 @@ def _explorer(a: str, b: str, build) -> w.VBox:
     text_a.observe(update, names="value")
     text_b.observe(update, names="value")
     update()
-    return w.VBox([w.HBox([text_a, text_b]), message, rounds])
+    fields = [w.HBox([text_a, text_b])] + ([w.HTML(READ_ONLY_NOTE)] if fixed else [])
+    return w.VBox([*fields, message, rounds])
 
 
 def carry_explorer(a: str = "0111", b: str = "0001") -> w.VBox:
