@@ -1,0 +1,139 @@
+"""The Performance page's tables: ``make bench``'s measurements (``read_bench``) with a
+label a reader understands, grouped by the chapter they belong to, two or three
+significant figures and the unit in the header (issue 19: the page was a raw dump of
+identifiers with four decimals)."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from recur.show import percent_text
+
+# Each section's (pattern of a benchmark's name, label); the label may use the
+# pattern's groups. The first pattern that matches a name wins.
+LABELS = {
+    "Chapter 1": [
+        (r"carry_trace_(\d+)bit_random", "one parallel-carry trace, {0} random bits"),
+        (r"carry_trace_(\d+)bit_worst", "one trace, {0} bits, a chain across all"),
+        (
+            r"carry_chains_(\d+)_pairs_(\d+)bit",
+            "longest chains of {0} random {1}-bit pairs",
+        ),
+    ],
+    "Chapter 2": [
+        (r"shared_seconds_to_exact_8bit", "training the cell to 100% held-out"),
+        (r"shared_exact_match_(\d+)bit", "the cell, exact on random {0}-bit sums"),
+        (r"shared_seconds_alone$", "training, 1 thread, machine idle"),
+        (r"shared_seconds_beside_busy$", "training, 1 thread, beside a busy process"),
+        (r"shared_under_load_ratio$", "slowdown beside a busy process, 1 thread"),
+        (r"shared_seconds_alone_2_threads", "training, 2 threads, machine idle"),
+        (
+            r"shared_seconds_beside_busy_2_threads",
+            "training, 2 threads, beside a busy process",
+        ),
+        (
+            r"shared_under_load_ratio_2_threads",
+            "slowdown beside a busy process, 2 threads",
+        ),
+    ],
+    "Chapter 4": [
+        (
+            r"ut_step_ratio_vs_torch_encoder_layer",
+            "UT round time / PyTorch encoder layer",
+        ),
+    ],
+    "Chapter 6": [
+        (r"act_ut_seeds_ok", "runs that met the chapter's bar"),
+        (r"act_ut_training_seconds$", "training time, median"),
+        (r"act_ut_training_seconds_slowest", "training time, slowest seed"),
+        (r"act_ut_restarted", "runs that restarted"),
+        (
+            r"act_ut_exact_(\d+)bit_long_chains",
+            "exact on {0}-bit long chains, worst seed",
+        ),
+        (r"act_ut_exact_(\d+)bit$", "exact on random {0}-bit sums, worst seed"),
+        (r"act_ut_steps_beyond_carry", "steps beyond the carry, 8 bits, worst seed"),
+    ],
+    "Chapter 7": [
+        (r"deq_seconds_to_exact_8bit", "training the DEQ cell to 100% held-out"),
+        (r"deq_exact_(\d+)bit", "the DEQ cell, exact on random {0}-bit sums"),
+        (r"deq_memory_4x_over_1x_(\w+)", "bytes kept, 4x the rounds / 1x, {0}"),
+        (r"deq_peak_mib_(\w+)_(\d+)_(min|max)", "peak memory, {0}, {1} rounds, {2}"),
+        (r"deq_peak_mib_(\w+)_(\d+)$", "peak memory, {0}, {1} rounds"),
+        (r"deq_peak_4x_over_1x_(\w+)", "peak memory, 4x the rounds / 1x, {0}"),
+        (
+            r"attention_masked_over_banded_(\d+)_(\w+)",
+            "masked / banded attention time, n = {0}, {1}",
+        ),
+    ],
+    "Executing the book": [
+        (r"chapter_seconds_(\d\d)_\w+", "Chapter {0}"),
+        (r"chapter_seconds_ending", "the closing page"),
+        (r"chapter_seconds_(\w+)", "{0}"),
+    ],
+}
+
+
+def label_of(name: str) -> tuple[str, str]:
+    """``(section, label)`` of a benchmark's name; an unknown name keeps its own
+    name under "Other", so that a new benchmark still shows."""
+    for section, pattern, label in _patterns():
+        found = re.match(pattern, name)
+        if found:
+            parts = [g.lstrip("0") or "0" if g.isdigit() else g for g in found.groups()]
+            return section, label.format(*[_thousands(p) for p in parts])
+    return "Other", name
+
+
+def _patterns():
+    for section, rules in LABELS.items():
+        for pattern, label in rules:
+            yield section, pattern, label
+
+
+def _thousands(part: str) -> str:
+    return f"{int(part):,}" if part.isdigit() else part.replace("_", " ")
+
+
+def value_text(value: float, unit: str) -> tuple[str, str]:
+    """``(value, unit)`` for a reader: shares as per cent (the book's rule), seconds
+    under 0.1 as milliseconds, everything else to two or three significant figures."""
+    if unit.startswith("fraction"):
+        return percent_text(value), unit.removeprefix("fraction").strip(", ") or "share"
+    if unit == "s" and abs(value) < 0.1:
+        return f"{value * 1e3:.3g}", "ms"
+    if float(value).is_integer():
+        return f"{int(value):,}", unit
+    return _figures(value), unit
+
+
+def _figures(value: float) -> str:
+    """Two or three significant figures, never in e-notation: 1,024; 45.7; 1.00;
+    0.44."""
+    size = abs(value)
+    if size >= 100:
+        return f"{value:,.0f}"
+    if size >= 10:
+        return f"{value:.1f}"
+    if size >= 1:
+        return f"{value:.2f}"
+    return f"{value:.2g}"
+
+
+def bench_sections(bench: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """One table per section (chapters in order, then the book's execution, then any
+    other), each with the measurement's label, its value and its unit."""
+    rows = []
+    for name, value, unit in bench[["name", "value", "unit"]].itertuples(index=False):
+        section, label = label_of(name)
+        shown, shown_unit = value_text(float(value), str(unit))
+        rows.append((section, label, shown, shown_unit))
+    table = pd.DataFrame(rows, columns=["section", "measurement", "value", "unit"])
+    order = [*LABELS, "Other"]
+    return {
+        section: part.drop(columns="section").set_index("measurement")
+        for section in order
+        if len(part := table[table["section"] == section])
+    }

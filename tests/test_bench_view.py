@@ -1,0 +1,57 @@
+"""The Performance page's readable tables (issue 19), expected texts written by hand."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from recur.bench_view import bench_sections, label_of, value_text
+
+
+def test_names_become_labels_in_their_chapter():
+    assert label_of("carry_trace_4096bit_random") == (
+        "Chapter 1",
+        "one parallel-carry trace, 4,096 random bits",
+    )
+    assert label_of("act_ut_exact_64bit_long_chains") == (
+        "Chapter 6",
+        "exact on 64-bit long chains, worst seed",
+    )
+    assert label_of("act_ut_exact_64bit") == (
+        "Chapter 6",
+        "exact on random 64-bit sums, worst seed",
+    )
+    assert label_of("deq_peak_mib_unrolled_36_max") == (
+        "Chapter 7",
+        "peak memory, unrolled, 36 rounds, max",
+    )
+    assert label_of("chapter_seconds_06_act_ut") == ("Executing the book", "Chapter 6")
+    assert label_of("chapter_seconds_ending") == (
+        "Executing the book",
+        "the closing page",
+    )
+    assert label_of("something_new") == ("Other", "something_new")
+
+
+def test_values_get_three_figures_percent_and_milliseconds():
+    assert value_text(0.0003, "s") == ("0.3", "ms")
+    assert value_text(147.2616, "s") == ("147", "s")
+    assert value_text(1.0825, "ratio") == ("1.08", "ratio")
+    assert value_text(1.0043, "ratio") == ("1.00", "ratio")
+    assert value_text(1023.9961, "MiB") == ("1,024", "MiB")
+    assert value_text(45.7376, "time ratio") == ("45.7", "time ratio")
+    assert value_text(0.4399, "steps") == ("0.44", "steps")
+    assert value_text(0.9996, "fraction of 2000 sums") == ("99.9%", "of 2000 sums")
+    assert value_text(0.0167, "fraction, worst of 10") == ("1.7%", "worst of 10")
+    assert value_text(6, "of 10 seeds (100-109)") == ("6", "of 10 seeds (100-109)")
+
+
+def test_sections_come_in_chapter_order_with_unknowns_last():
+    bench = pd.DataFrame(
+        [["x_new", 2.0, "s"], ["deq_exact_1024bit", 1.0, "fraction of 200 sums"],
+         ["carry_trace_8bit_worst", 0.5, "s"]],
+        columns=["name", "value", "unit"],
+    )  # fmt: skip
+    sections = bench_sections(bench)
+    assert list(sections) == ["Chapter 1", "Chapter 7", "Other"]
+    row = sections["Chapter 7"].loc["the DEQ cell, exact on random 1,024-bit sums"]
+    assert row.tolist() == ["100.0%", "of 200 sums"]
