@@ -156,3 +156,19 @@ def test_display_maths_fits_the_page_at_desktop_width(page, site, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
     phone = f"{name.replace('/', '_')}.420px.png"
     page.screenshot(path=str(SHOTS / phone), full_page=True)
+
+
+def test_the_intro_offers_a_bundle_that_can_run(page, site):
+    """Issue 19: a chapter's .ipynb alone cannot run; the download holds the
+    notebooks, the library and the data they read."""
+    import io
+    import zipfile
+
+    open_page(page, site, "book/intro.html")
+    href = page.locator("a[download]").first.get_attribute("href")
+    response = page.request.get(f"{site}/book/{href}")
+    assert response.ok, href
+    names = zipfile.ZipFile(io.BytesIO(response.body())).namelist()
+    for needed in ("book/06_act_ut.ipynb", "src/recur/ut.py", "book/data/act_seeds.csv",
+                   "requirements.txt", "pyproject.toml", "HOW-TO-RUN.txt"):  # fmt: skip
+        assert f"one-more-round/{needed}" in names, needed

@@ -403,3 +403,17 @@ def test_a_figure_wider_than_the_column_gets_larger_letters():
         ax.set_title("t", fontsize=10)
         finish(fits)
         assert ax.title.get_fontsize() == 10
+
+
+def test_chapter_seconds_reads_the_chapters_row(tmp_path):
+    from recur.show import chapter_seconds
+
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text(
+        '{"machine": "x"}\n'
+        '{"name": "chapter_seconds_02_shared_update", "value": 47.1, "unit": "s"}\n'
+        '{"name": "chapter_seconds_03_input_injection", "value": 115.0, "unit": "s"}\n'
+    )
+    assert chapter_seconds("03_input_injection", bench) == 115.0
+    with pytest.raises(ValueError, match="make bench"):
+        chapter_seconds("09_missing", bench)

@@ -107,6 +107,16 @@ def chapter_range(bench: pd.DataFrame) -> dict:
     return {"fastest": seconds.min(), "slowest": seconds.max(), "slowest_name": name}
 
 
+def chapter_seconds(stem: str, path="data/bench.jsonl") -> float:
+    """How long ``make bench`` measured the chapter ``stem`` (``"02_shared_update"``)
+    to execute, in seconds, for the run time at the top of each chapter."""
+    _, bench = read_bench(path)
+    row = bench[bench["name"] == f"chapter_seconds_{stem}"]
+    if row.empty:
+        raise ValueError(f"no chapter_seconds_{stem} in {path}: run make bench")
+    return float(row["value"].iloc[0])
+
+
 def share_words(share: float, every: str, some: str) -> str:
     """Words for a measured share at its limit and below it (issue 19: "is at least
     100.0%" read oddly): ``every`` when it is 1, else ``some`` with ``{}`` filled by
