@@ -417,3 +417,23 @@ def test_chapter_seconds_reads_the_chapters_row(tmp_path):
     assert chapter_seconds("03_input_injection", bench) == 115.0
     with pytest.raises(ValueError, match="make bench"):
         chapter_seconds("09_missing", bench)
+
+
+def test_series_that_coincide_stay_visible_and_the_legend_covers_no_data():
+    """Issue 19: lines of variants that all score 1.0 lay on top of each other, and
+    a legend sat over the data; each series now gets its own marker and a small
+    offset, and the legend sits below the panels."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from recur.plots_exact import plot_length_study
+
+    rows = [(v, s, b, 1.0) for v in ("a", "b", "c") for s in (0, 1) for b in (8, 64)]
+    table = pd.DataFrame(rows, columns=["variant", "seed", "bits", "exact"])
+    fig = plot_length_study(table, trained_bits=8)
+    ax = fig.axes[0]
+    means = [line for line in ax.get_lines() if line.get_linestyle() == "-"]
+    assert len({line.get_marker() for line in means}) == 3
+    assert len({tuple(line.get_xdata()) for line in means}) == 3  # not on top
+    assert ax.get_legend() is None and len(fig.legends) == 1  # below, not on the data
+    plt.close(fig)

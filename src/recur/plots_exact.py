@@ -10,6 +10,8 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from recur.style import (
+    MARKERS,
+    dodge,
     exact_axis,
     finish,
     legend_below,
@@ -170,11 +172,16 @@ def plot_length_study(
     )
     variants = table.groupby("variant", sort=False)
     colors = variant_colors(len(variants))
+    n = len(variants)
     for ax, column in zip(axes[0], columns, strict=True):
-        for (name, runs), color in zip(variants, colors, strict=True):
+        for k, ((name, runs), color) in enumerate(zip(variants, colors, strict=True)):
+            shift = 2 ** dodge(k, n, 0.04)  # side by side where the lines coincide
             mean = runs.groupby("bits")[column].mean()
-            ax.plot(mean.index, mean.values, "o-", color=color, label=name)
-            ax.plot(runs["bits"], runs[column], ".", color=color, alpha=0.35)
+            marker = MARKERS[k % len(MARKERS)]
+            ax.plot(
+                mean.index * shift, mean.values, f"{marker}-", color=color, label=name
+            )
+            ax.plot(runs["bits"] * shift, runs[column], ".", color=color, alpha=0.35)
         if reference is not None:
             ax.plot(
                 reference.index,
@@ -186,10 +193,7 @@ def plot_length_study(
             )
         width_axis(ax, sorted(table["bits"].unique()), trained_bits, column)
     axes[0][0].set_ylabel("exact match (mean over seeds)")
-    if len(columns) > 1:
-        return legend_below(fig, axes[0][-1])
-    axes[0][0].legend(frameon=False, fontsize=9)
-    return finish(fig)
+    return legend_below(fig, axes[0][-1], per_row=3 if len(columns) == 1 else 4)
 
 
 def plot_rounds_by_width(curves: pd.DataFrame, longest: dict[int, int]) -> plt.Figure:

@@ -11,9 +11,13 @@ from matplotlib.animation import FuncAnimation
 from matplotlib.ticker import MaxNLocator
 
 from recur.palette import COLORS
+from recur.show import fit_words
 from recur.style import (
+    MARKERS,
+    dodge,
     exact_axis,
     finish,
+    legend_below,
     player_html,
     variant_colors,
 )
@@ -117,17 +121,17 @@ def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
     as dots with error bars, the least-squares line over all positions dashed."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     colors = variant_colors(len(tables))
-    for (name, (table, slope, intercept)), color in zip(
-        tables.items(), colors, strict=True
+    for k, ((name, (table, slope, intercept)), color) in enumerate(
+        zip(tables.items(), colors, strict=True)
     ):
         ax.errorbar(
-            table.index,
+            table.index + dodge(k, len(tables), 0.2),  # side by side, not on top
             table["mean"],
             yerr=table["std"],
-            fmt="o",
+            fmt=MARKERS[k % len(MARKERS)],
             color=color,
             capsize=3,
-            label=f"{name}: fit {slope:.2f}·d + {intercept:.2f}",
+            label=f"{name}: {fit_words(slope, intercept)}",
         )
         d = np.array([0, table.index.max()])
         ax.plot(d, slope * d + intercept, "--", color=color, lw=1)
@@ -136,9 +140,8 @@ def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
     ax.plot(range(top + 1), fewest, "k:", lw=1, label="fewest possible (local)")
     ax.set_xlabel("carry distance d into the position")
     ax.set_ylabel("ACT steps at that position")
-    ax.legend(frameon=False, fontsize=9)
     ax.grid(alpha=0.3)
-    return finish(fig)
+    return legend_below(fig, ax, per_row=2)
 
 
 def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:

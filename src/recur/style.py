@@ -42,6 +42,16 @@ PALETTE = (
 )
 
 
+MARKERS = "osD^vPX*h<>p"  # a marker per series, so that lines on top of each other show
+
+
+def dodge(k: int, n: int, step: float = 0.12) -> float:
+    """The offset of series ``k`` of ``n`` around 0, ``step`` apart: drawn at x plus
+    (or, on a log axis, times 2 to the power of) it, series that coincide stay visible
+    side by side."""
+    return (k - (n - 1) / 2) * step
+
+
 def variant_colors(n: int) -> list[str]:
     """``n`` distinct colours: the book's palette, then matplotlib's tab20."""
     extra = [plt.get_cmap("tab20")(k % 20) for k in range(max(0, n - len(PALETTE)))]
@@ -160,12 +170,19 @@ def width_axis(ax, widths: list[int], trained_bits: int, title: str) -> None:
     ax.grid(alpha=0.3)
 
 
-def legend_below(fig: plt.Figure, ax) -> plt.Figure:
-    """One legend for all panels, four entries per row, below them."""
+def legend_below(fig: plt.Figure, ax, per_row: int = 4) -> plt.Figure:
+    """One legend for all panels, ``per_row`` entries per row, below them, where it
+    covers no data; the letters made legible (:func:`legible`) like every figure's."""
     handles, labels = ax.get_legend_handles_labels()
-    n_rows = -(-len(labels) // 4)
-    fig.set_figheight(fig.get_figheight() + 0.25 * n_rows)
-    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False, fontsize=9)
-    fig.tight_layout(rect=(0, 0.25 * n_rows / fig.get_figheight() + 0.01, 1, 1))
+    n_rows = -(-len(labels) // per_row)
+    scale = max(1.0, min(fig.get_figwidth() / COLUMN_INCHES, MAX_TEXT_SCALE))
+    row = 0.25 * scale  # inches per legend row at the legend's (scaled) size
+    fig.set_figheight(fig.get_figheight() + row * n_rows)
+    legible(fig)
+    fig.legend(
+        handles, labels, loc="lower center", ncol=per_row, frameon=False,
+        fontsize=9 * scale,
+    )  # fmt: skip
+    fig.tight_layout(rect=(0, row * n_rows / fig.get_figheight() + 0.01, 1, 1))
     plt.close(fig)
     return fig
