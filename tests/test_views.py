@@ -101,12 +101,12 @@ def test_readable_tables_show_percent_and_rounded_numbers():
     from recur.show import readable
 
     exact = [0.996, 1.0, 0.9996, 0.8719, 0.07]
-    seconds = [46.177867, float("nan"), 1, 2, 3]
+    seconds = [46.177867, float("nan"), 1, 2, -0.0004]
     table = pd.DataFrame({"exact": exact, "seconds": seconds})
     shown = readable(table, percent=("exact",), decimals=1)
     # rounded as the prose is (87.19 -> 87.2, issue 19), but a miss never reads 100%
     assert shown["exact"].tolist() == ["99.6%", "100.0%", "99.9%", "87.2%", "7.0%"]
-    assert shown["seconds"].tolist() == ["46.2", "–", "1.0", "2.0", "3.0"]
+    assert shown["seconds"].tolist() == ["46.2", "–", "1.0", "2.0", "0.0"]  # not -0.0
     assert table["seconds"].iloc[0] == 46.177867  # the numbers stay in the input
 
 

@@ -29,8 +29,17 @@ def readable(
         if (name[0] if isinstance(name, tuple) else name) in percent:
             out[name] = column.map(percent_text)
         elif pd.api.types.is_float_dtype(column):
-            out[name] = column.map(lambda x: "–" if pd.isna(x) else f"{x:.{decimals}f}")
+            out[name] = column.map(lambda x: _fixed(x, decimals))
     return out
+
+
+def _fixed(x: float, decimals: int) -> str:
+    """``x`` to ``decimals`` places; "–" when missing, and never "-0.0" (a tiny
+    negative rounds to 0, issue 19)."""
+    if pd.isna(x):
+        return "–"
+    text = f"{x:.{decimals}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def glue_values(prefix: str, values: dict) -> None:
