@@ -35,6 +35,9 @@ from recur.ut_experiments import (
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 SEEDS = (0, 1, 2)
 WIDTHS = [8, 16, 32, 64]
+# act_length_table's column added after this study last ran (issue 16); Chapter 7 does
+# not read it, so the study keeps the columns of its table.
+LATER = ["halted before the carry, long chains"]
 
 
 def _train(method: str, seed: int, **overrides):
@@ -90,7 +93,7 @@ def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) ->
             seconds = time.perf_counter() - start
             table = act_length_table(
                 model, widths, n_sums, twice_width_plus_one, 2024, long_chains
-            )
+            ).drop(columns=LATER, errors="ignore")  # ch7_length.csv's columns
             length += [
                 {"method": method, "seed": seed, "bits": n_bits}
                 | row.to_dict()

@@ -448,3 +448,25 @@ def test_chapter_7_study_summary_takes_the_worst_seed_and_the_mean_steps():
 
     headers = summary.rename(columns=SUMMARY_HEADERS, level=0).columns.levels[0]
     assert all(("worst seed" in h) != ("mean of seeds" in h) for h in headers)
+
+
+def test_halted_before_the_carry_on_long_chains_by_hand():
+    """The same count on the long-chain sums (issue 16: where a failing run stops too
+    soon is on the long chains): scripted steps, waits by a plain loop."""
+    from recur.tasks import long_chain_batch
+
+    table = act_length_table(
+        Scripted(act=True, at_zero=1), [8], 10, 20, seed=7, long_chains=40
+    )
+    batch = long_chain_batch(40, 8, seed=7 + 8)  # the table's long chains
+    early = []
+    for a, b in _ints(batch.bits):
+        d = _ripple_distance(a, b, 9)
+        waits = _wait_by_hand(
+            [(a >> i) & 1 for i in range(9)], [(b >> i) & 1 for i in range(9)]
+        )
+        steps = [di + 2 if di else 1 for di in d]
+        early += [s < w for s, w in zip(steps, waits, strict=True)]
+    assert 0 < np.mean(early) < 1
+    column = "halted before the carry, long chains"
+    assert table.loc[8, column] == pytest.approx(np.mean(early))

@@ -368,7 +368,8 @@ def act_length_table(
     max ACT steps, the mean steps beyond the carry distance d at positions with d >= 1
     (with a local window of one, d steps are the fewest that can be right), and the
     longest carry chain in the sample. With ``long_chains``, also the exact match on
-    that many sums whose chains span most of the width (:func:`long_chain_batch`)."""
+    that many sums whose chains span most of the width (:func:`long_chain_batch`) and
+    the share of their positions that halted before the carry."""
     rows = []
     for n_bits in widths:
         cap = max_steps(n_bits) if callable(max_steps) else max_steps
@@ -377,10 +378,7 @@ def act_length_table(
         early = float((steps < batch_wait_rounds(batch)).mean())
         row = {"bits": n_bits, "cap": cap, "exact": float(right.mean())}
         if long_chains:
-            hard = long_chain_batch(long_chains, n_bits, seed=seed + n_bits)
-            row["exact, long chains"] = float(
-                ponder_by_position(model, hard, cap)[1].mean()
-            )
+            row |= _long_chain_columns(model, long_chains, n_bits, cap, seed)
         rows.append(
             row
             | {
@@ -392,6 +390,20 @@ def act_length_table(
             }
         )
     return pd.DataFrame(rows).set_index("bits")
+
+
+def _long_chain_columns(model, n_sums: int, n_bits: int, cap: int, seed: int) -> dict:
+    """:func:`act_length_table`'s long-chain columns: exact match on ``n_sums`` sums
+    whose chains span most of the width, and the share of their positions that halted
+    before their carry-in could be known (where a run that fails on long chains
+    fails, if it stops too soon)."""
+    hard = long_chain_batch(n_sums, n_bits, seed=seed + n_bits)
+    steps, right = ponder_by_position(model, hard, cap)
+    early = float((steps < batch_wait_rounds(hard)).mean())
+    return {
+        "exact, long chains": float(right.mean()),
+        "halted before the carry, long chains": early,
+    }
 
 
 def rounds_table(models: dict, batch: AdditionBatch, n_rounds: int) -> pd.DataFrame:
@@ -575,7 +587,7 @@ def _seed_rows(job: tuple) -> list[dict]:
     table = pd.concat(tables)  # no long-chain column (NaN) above chains_up_to
     success = act_succeeded(table) if 8 in table.index else False
     columns = ["exact", "exact, long chains", "halted before the carry"]
-    columns.append("steps beyond the carry")
+    columns += ["halted before the carry, long chains", "steps beyond the carry"]
     return [
         {"recipe": recipe, "seed": seed, "bits": n_bits}
         | row[columns].to_dict()
