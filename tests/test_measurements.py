@@ -470,3 +470,42 @@ def test_halted_before_the_carry_on_long_chains_by_hand():
     assert 0 < np.mean(early) < 1
     column = "halted before the carry, long chains"
     assert table.loc[8, column] == pytest.approx(np.mean(early))
+
+
+def test_shortfalls_name_each_width_that_misses_the_bar_by_hand():
+    """Issue 16's bar: 99% random, 97% long chains, at most 0.5 steps beyond the
+    carry at 8 bits; the widths that miss it, written out by hand."""
+    from recur.ut_experiments import act_succeeded, shortfalls
+
+    table = pd.DataFrame(
+        {"exact": [1.0, 0.995, 0.98, 1.0], "exact, long chains": [1.0, 0.96, 1.0, 0.97],
+         "steps beyond the carry": [0.6, 0.0, 0.0, 0.0]},
+        index=pd.Index([8, 16, 32, 64], name="bits"),
+    )  # fmt: skip
+    assert shortfalls(table) == ["16 bits", "32 bits", "8 bits (it halts too late)"]
+    table.loc[8, "steps beyond the carry"] = 0.5  # at the bar is within it
+    table.loc[[16, 32], ["exact", "exact, long chains"]] = 0.99, 0.97
+    assert shortfalls(table) == [] and act_succeeded(table)
+
+
+def test_ablation_factors_are_the_powers_of_two_every_width_reached():
+    from recur.experiments import ablation_factors
+
+    # 8 bits reached round 36 = 4 x 9; 16 bits round 51 = 3 x 17: every width reached 2x
+    table = pd.DataFrame({"bits": [8, 8, 16, 16], "round": [1, 36, 1, 51]})
+    assert ablation_factors(table) == [1, 2]
+
+
+def test_length_table_reads_the_rounds_each_name_asks_for():
+    from recur.experiments import length_table
+
+    rounds = range(1, 10)
+    curves = pd.DataFrame(
+        {"bits": 8, "round": list(rounds), "exact": [r / 10 for r in rounds]}
+    )
+    table = length_table(curves, {8: 5}, {8: 100}, {"half": 0.5, "most": 0.95})
+    row = table.loc[8]  # indexed by width
+    # half of n + 1 = 9 rounds is 4.5, rounded to 4 (Python rounds half to even)
+    assert row["rounds: half"] == 4 and row["exact: half"] == 0.4
+    assert row["rounds: most"] == 9 and row["exact: most"] == 0.9  # 8.55 rounds up
+    assert row["longest chain"] == 5 and row["sums"] == 100
