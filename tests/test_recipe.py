@@ -109,24 +109,26 @@ def test_bad_arguments_raise():
 
 def _runs(rows) -> pd.DataFrame:
     columns = ["recipe", "seed", "bits", "exact", "exact, long chains"]
-    columns += ["halted before the carry", "train seconds", "runs", "check passed"]
+    columns += ["halted before the carry", "halted before the carry, long chains"]
+    columns += ["train seconds", "runs", "check passed"]
     return pd.DataFrame(rows, columns=[*columns, "success"])
 
 
 def test_seed_counts_and_failures_by_hand():
     table = _runs(
         [
-            ["A", 0, 64, 1.0, 1.0, 0.0, 30.0, 1, True, True],
-            ["A", 1, 64, 1.0, 0.5, 0.0, 50.0, 1, True, False],  # lost long chains
-            ["A", 2, 64, 0.9, 1.0, 0.01, 90.0, 2, False, False],  # halted early
-            ["A", 3, 64, 1.0, 0.9, 0.0, 70.0, 1, True, False],  # lost long chains
-            ["B", 0, 64, 1.0, 1.0, 0.0, 10.0, 1, None, True],
+            ["A", 0, 64, 1.0, 1.0, 0.0, 0.0, 30.0, 1, True, True],
+            ["A", 1, 64, 1.0, 0.5, 0.0, 0.02, 50.0, 1, True, False],  # chains, early
+            ["A", 2, 64, 0.9, 1.0, 0.01, 0.0, 90.0, 2, False, False],  # halted early
+            ["A", 3, 64, 1.0, 0.9, 0.0, 0.0, 70.0, 1, True, False],  # lost long chains
+            ["B", 0, 64, 1.0, 1.0, 0.0, 0.0, 10.0, 1, None, True],
         ]
     )
     counts = ux.seed_counts(table, "A")
     assert counts == {"met": 1, "n": 4, "median": 60.0, "slowest": 90.0, "restarted": 1}
     failed = ux.failure_counts(table, "A", n_bits=64)
-    assert failed == {"n": 3, "checked": 2, "chains": 2, "waited": 2}
+    want = {"n": 3, "checked": 2, "chains": 2, "waited": 2, "early_on_chains": 1}
+    assert failed == want
 
 
 def test_live_counts_by_hand():
@@ -212,3 +214,12 @@ def test_widest_width_reached_and_the_moonshot_by_hand():
     counts = moonshot_counts(pd.concat([ok, short]))
     assert counts == {"met": 1, "n": 2, "median_widest": 320.0,
                       "least_widest": 128, "most_widest": 512}  # fmt: skip
+
+
+def test_changed_outcomes_by_hand():
+    rows = lambda flags: pd.DataFrame(  # noqa: E731
+        {"recipe": "A", "seed": [0, 1, 2, 3], "bits": 64, "success": flags}
+    )
+    here, there = rows([True, True, False, False]), rows([True, False, True, False])
+    counts = ux.changed_outcomes(here, there, "A")
+    assert counts == {"here": 2, "there": 2, "changed": 2, "n": 4}  # seeds 1 and 2

@@ -10,11 +10,17 @@ import pandas as pd
 from recur.style import PALETTE, finish
 from recur.ut_experiments import SUCCESS
 
+EARLY = {"halted before the carry": PALETTE[1],
+         "halted before the carry, long chains": PALETTE[2]}  # fmt: skip
+EARLY_LABEL = {"halted before the carry": "random sums",
+               "halted before the carry, long chains": "long chains"}  # fmt: skip
+
 
 def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
     """One column per recipe: top, exact match on random and on long-chain
     ``n_bits``-bit sums for every seed, with the bars of :data:`SUCCESS` dashed;
-    bottom, the share of positions that halted before their carry could be known.
+    bottom, the share of positions that halted before their carry could be known, in
+    the random and (where measured) the long-chain sums.
     Seeds that missed the bar (``success`` false) get a red tick label."""
     recipes = list(dict.fromkeys(table["recipe"]))
     fig, axes = plt.subplots(
@@ -22,7 +28,8 @@ def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
         sharex=True, gridspec_kw={"height_ratios": [2, 1]},
     )  # fmt: skip
     top = table[table["bits"] == n_bits]
-    early_max = max(top["halted before the carry"].max() * 100, 0.05)
+    early = [c for c in EARLY if c in top]  # the long-chain column came later
+    early_max = max(top[early].max().max() * 100, 0.05)
     for k, recipe in enumerate(recipes):
         runs = top[top["recipe"] == recipe].set_index("seed").sort_index()
         ok = int(runs["success"].sum())
@@ -36,7 +43,10 @@ def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(f"{recipe}: {ok} of {len(runs)} seeds met the bar", fontsize=10)
         ax.grid(alpha=0.3)
-        low.bar(runs.index, runs["halted before the carry"] * 100, color=PALETTE[1])
+        for j, column in enumerate(early):  # side by side: random, long chains
+            shift = (j - (len(early) - 1) / 2) * 0.4
+            low.bar(runs.index + shift, runs[column] * 100, width=0.4,
+                    color=EARLY[column], label=EARLY_LABEL[column])  # fmt: skip
         low.set_ylim(0, early_max * 1.1)
         low.set_xlabel("training seed")
         low.set_xticks(runs.index, [str(s) for s in runs.index], fontsize=8)
@@ -45,4 +55,5 @@ def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
     axes[0][0].set_ylabel(f"exact match, {n_bits}-bit sums")
     axes[1][0].set_ylabel("halted before\nthe carry (%)")
     axes[0][0].legend(frameon=False, fontsize=9, loc="lower left")
+    axes[1][0].legend(frameon=False, fontsize=8, loc="upper left")
     return finish(fig)

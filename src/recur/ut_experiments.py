@@ -641,8 +641,10 @@ def seed_counts(table: pd.DataFrame, recipe: str) -> dict:
 
 def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
     """Of one recipe's runs that missed the bar: how many, how many had passed their
-    8-bit check, how many fell short on long chains at ``n_bits`` bits, and how many
-    had no position halt before its carry could be known at that width."""
+    8-bit check, how many fell short on long chains at ``n_bits`` bits, how many had
+    no position of the random sums halt before its carry could be known at that
+    width (``waited``), and how many had positions of the long-chain sums that did
+    (``early_on_chains``)."""
     at = table[(table["recipe"] == recipe) & (table["bits"] == n_bits)]
     failed = at[~at["success"].astype(bool)]
     return {
@@ -652,6 +654,25 @@ def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
             (failed["exact, long chains"] < SUCCESS["exact, long chains"]).sum()
         ),
         "waited": int((failed["halted before the carry"] == 0).sum()),
+        "early_on_chains": int(
+            (failed["halted before the carry, long chains"] > 0).sum()
+        ),
+    }
+
+
+def changed_outcomes(table: pd.DataFrame, other: pd.DataFrame, recipe: str) -> dict:
+    """Two runs of the ``seeds`` study (same code, two machines): how many seeds met
+    the bar in each, and how many seeds met it in one and not the other."""
+    met = [
+        t[t["recipe"] == recipe].groupby("seed")["success"].first().astype(bool)
+        for t in (table, other)
+    ]
+    both = met[0].index.intersection(met[1].index)
+    return {
+        "here": int(met[0].sum()),
+        "there": int(met[1].sum()),
+        "changed": int((met[0][both] != met[1][both]).sum()),
+        "n": len(both),
     }
 
 
