@@ -77,17 +77,79 @@ def test_chapter1_animation_plays(page, site):
 
 def test_chapter1_explorer_steps_through_rounds_without_kernel(page, site):
     open_page(page, site, "book/01_parallel_carry.html")
-    page.wait_for_selector(".widget-tab", timeout=15000)
-    shown = page.locator(
-        ".widget-html-content:visible", has_text="longest chain:"
-    ).first
-    assert "after 0 of 4 rounds" in shown.inner_text()
-    page.locator(".lm-TabBar-tab", has_text="round 3").first.click()
-    page.wait_for_timeout(300)
-    shown = page.locator(
-        ".widget-html-content:visible", has_text="longest chain:"
-    ).first
-    assert "after 3 of 4 rounds" in shown.inner_text()
+    explorer = page.locator(".carry-explorer").first
+    assert "after 0 of 4 rounds" in explorer.inner_text()
+    explorer.locator(".carry-tab", has_text="round 3").click()
+    assert "after 3 of 4 rounds" in explorer.inner_text()
+
+
+def _js_traces(page, pairs):
+    return page.evaluate(
+        """pairs => pairs.map(([a, b]) => {
+            const t = parallelAdd(a, b);
+            return [t.carries, result(t), roundsToSettle(t), longestChainSpan(t)];
+        })""",
+        pairs,
+    )
+
+
+def test_chapter1_javascript_twin_equals_the_library(page, site):
+    """Issue 20: the static page's carry rule (carry.js) against recur.carry on 200
+    random pairs and 200 with long chains, 1 to 48 bits: every carry of every round,
+    the sum, the rounds to settle and the longest chain."""
+    import numpy as np
+
+    from recur.carry import longest_chain_span, parallel_add
+
+    rng = np.random.default_rng(20)
+    pairs = []
+    for k in range(400):
+        n = int(rng.integers(1, 49))
+        a = "".join(rng.choice(["0", "1"], n))
+        if k % 2:  # a long chain: b is a's complement but for a generating bit 0
+            b = "".join("1" if c == "0" else "0" for c in a[:-1]) + "1"
+            a = a[:-1] + "1"
+        else:
+            b = "".join(rng.choice(["0", "1"], int(rng.integers(1, n + 1))))
+        pairs.append((a, b))
+    open_page(page, site, "book/01_parallel_carry.html")
+    for (a, b), (carries, total, settle, span) in zip(
+        pairs, _js_traces(page, pairs), strict=True
+    ):
+        trace = parallel_add(a, b)
+        assert carries == trace.carries.tolist(), (a, b)
+        assert (total, settle) == (trace.result, trace.rounds_to_settle), (a, b)
+        want = longest_chain_span(trace)
+        assert span == (list(want) if want else None), (a, b)
+
+
+def test_chapter1_explorer_computes_typed_numbers_and_reports_bad_input(page, site):
+    """Typing in the static page: the sum and the rounds as the library gives them;
+    bad input gets the library's own message, and the last good sum stays."""
+    from recur.carry import parallel_add
+    from recur.widgets import MAX_BITS
+
+    open_page(page, site, "book/01_parallel_carry.html")
+    explorer = page.locator(".carry-explorer").first
+    explorer.locator(".carry-a").fill("1111")
+    trace = parallel_add("1111", "0001")
+    assert (
+        f"sum {trace.result} = 16; settles after {trace.rounds_to_settle} rounds"
+        in (explorer.inner_text())
+    )
+    assert explorer.locator(".carry-tab").count() == trace.n_rounds + 1
+    explorer.locator(".carry-b").fill("2x")
+    with pytest.raises(ValueError) as err:
+        parallel_add("1111", "2x")
+    assert "⚠ " + str(err.value) in explorer.inner_text()
+    assert explorer.locator(".carry-tab").count() == trace.n_rounds + 1  # still there
+    explorer.locator(".carry-b").fill("")
+    assert "b is empty" in explorer.inner_text()
+    explorer.locator(".carry-b").fill("1" * (MAX_BITS + 1))
+    assert f"up to {MAX_BITS} bits" in explorer.inner_text()
+    explorer.locator(".carry-b").fill("1")
+    assert "sum 10000 = 16" in explorer.inner_text()  # and it keeps working
+    assert not page.errors, page.errors
 
 
 def test_chapter2_learned_explorer_steps_without_kernel(page, site):
@@ -107,8 +169,11 @@ def test_no_field_takes_typing_that_nothing_reads(page, site, name):
     open_page(page, site, name)
     if page.locator("article .widget-text").count():
         page.wait_for_selector("article .widget-text input", timeout=15000)
-    typable = page.locator("article input[type=text]:not([disabled])").count()
-    assert typable == 0, f"{typable} text fields take typing on a page with no kernel"
+    fields = "article input[type=text]:not([disabled])"
+    inert = page.locator(
+        f"{fields}:not(.carry-explorer input)"
+    ).count()  # carry.js reads
+    assert inert == 0, f"{inert} text fields take typing that nothing reads"
 
 
 @pytest.mark.parametrize("name", [p for p in PAGES if "/0" in p])
@@ -125,13 +190,41 @@ def test_every_figure_opens_at_full_size(page, site, name):
         assert page.request.get(href).ok, href
 
 
-def test_chapter_5_shows_no_sliders_whose_numbers_cannot_update():
-    """The halting explorer needs a kernel; the static page must not show its sliders
-    next to a result that cannot follow them (issue 9)."""
-    from conftest import HTML
+def test_chapter_5_halting_twin_equals_the_library(page, site):
+    """Issue 20: halting.js's haltingWeights against recur.act.halting_weights on 300
+    random h (1 to 8 steps, some summing past 1 - eps, some never) and eps: N equal,
+    R and every weight within 1e-12."""
+    import numpy as np
+    import torch
 
-    page_html = (HTML / "book" / "05_act.html").read_text()
-    assert "widget-view+json" not in page_html
+    from recur.act import halting_weights
+
+    rng = np.random.default_rng(5)
+    cases = []
+    for _ in range(300):
+        h = rng.random(int(rng.integers(1, 9))) * rng.choice([0.2, 0.6, 1.0])
+        cases.append((h.round(2).tolist(), float(rng.choice([0.01, 0.05, 0.1, 0.3]))))
+    open_page(page, site, "book/05_act.html")
+    js = page.evaluate(
+        "cases => cases.map(([h, eps]) => haltingWeights(h, eps))", cases
+    )
+    for (h, eps), got in zip(cases, js, strict=True):
+        want = halting_weights(torch.tensor(h, dtype=torch.float64), eps)
+        assert got["nSteps"] == int(want.n_steps), (h, eps)
+        assert got["remainder"] == pytest.approx(float(want.remainder), abs=1e-12)
+        assert got["weights"] == pytest.approx(want.weights.tolist(), abs=1e-12)
+
+
+def test_chapter_5_halting_explorer_follows_its_sliders(page, site):
+    """Moving h_3 to 1 in the static page: N, R and the ponder cost as the library
+    computes them (0.1, 0.3, 1.0: N = 3, R = 0.6)."""
+    open_page(page, site, "book/05_act.html")
+    explorer = page.locator(".halting-explorer").first
+    explorer.locator(".halt-h3").fill("1")
+    text = explorer.locator(".halt-result").inner_text()
+    assert "N = 3, R = 0.60" in text and "N + R = 3.60" in text
+    assert "p = [0.10, 0.30, 0.60, 0.00, 0.00]" in text
+    assert not page.errors, page.errors
 
 
 @pytest.mark.parametrize("name", PAGES)

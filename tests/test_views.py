@@ -65,15 +65,33 @@ def _parts(view):
 def test_the_static_page_shows_read_only_fields_that_say_why(monkeypatch):
     """Built for the static book (no kernel), a field that cannot compute must not
     look as if it could (issue 19); run in Jupyter, it takes typing."""
+    from recur.widgets import _explorer
+
+    def build(a, b):
+        return "note", [("round 0", "page")]
+
     monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
-    view = carry_explorer()
+    view = _explorer("01", "10", build)
     text_a, text_b, message, tabs = _parts(view)
     assert text_a.disabled and text_b.disabled
     assert "static page" in view.children[1].value
     monkeypatch.delenv("RECUR_STATIC_PAGE")
-    view = carry_explorer()
+    view = _explorer("01", "10", build)
     assert not any(field.disabled for field in _parts(view)[:2])
     assert len(view.children) == 3
+
+
+def test_the_static_carry_explorer_is_left_to_the_browser(monkeypatch):
+    """Chapter 1's explorer computes in the static page (issue 20): an element for
+    carry.js with the sum and the palette's colours; bad input fails in the notebook."""
+    monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
+    page = carry_explorer("0111", "0001").data
+    assert 'class="carry-explorer"' in page and 'data-a="0111"' in page
+    assert COLORS["moved"] in page and MEANING["wrong"] in page
+    with pytest.raises(ValueError, match="not binary"):
+        carry_explorer("2x", "1")
+    with pytest.raises(ValueError, match=f"up to {MAX_BITS} bits"):
+        carry_explorer("1" * (MAX_BITS + 1), "1")
 
 
 def test_explorer_has_a_tab_per_round():
@@ -437,3 +455,16 @@ def test_series_that_coincide_stay_visible_and_the_legend_covers_no_data():
     assert len({tuple(line.get_xdata()) for line in means}) == 3  # not on top
     assert ax.get_legend() is None and len(fig.legends) == 1  # below, not on the data
     plt.close(fig)
+
+
+def test_the_static_halting_explorer_is_left_to_the_browser(monkeypatch):
+    from recur.widgets import halting_explorer
+
+    monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
+    page = halting_explorer([0.1, 0.3], eps=0.05).data
+    assert 'class="halting-explorer"' in page and 'data-h="[0.1, 0.3]"' in page
+    assert 'data-eps="0.05"' in page and COLORS["weight"] in page
+    with pytest.raises(ValueError, match="halting probabilities"):
+        halting_explorer([0.1, 1.5])
+    with pytest.raises(ValueError, match="eps"):
+        halting_explorer([0.1], eps=1.0)

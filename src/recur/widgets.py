@@ -24,6 +24,7 @@ CELL = (
 ROW_HEAD = '<th style="text-align:right;padding-right:6px">{}</th>'
 FILL = {"1": COLORS["one"], "0": COLORS["zero"], " ": COLORS["zero"]}
 CHAIN_EDGE = f"border-bottom:4px solid {COLORS['chain']}"
+FILL_KEYS = ("one", "zero", "moved", "wrong", "chain")  # the colours carry.js draws
 # The static page has no kernel, so a text field could not compute; it is shown
 # read-only with this line (issue 19).
 READ_ONLY_NOTE = (
@@ -119,11 +120,14 @@ def _explorer(a: str, b: str, build) -> w.VBox:
     return w.VBox([*fields, message, rounds])
 
 
-def carry_explorer(a: str = "0111", b: str = "0001") -> w.VBox:
+def carry_explorer(a: str = "0111", b: str = "0001"):
     """Type two binary numbers; click through the rounds of the parallel adder.
 
-    The rounds are tabs: clicking them needs no kernel, so the static page can be
-    explored too; typing new numbers needs one."""
+    With a kernel: widgets, each round a tab. In the static page
+    (:func:`recur.page.static_page`) the same explorer runs in the reader's browser,
+    in ``_static/carry.js`` (issue 20): :func:`static_carry_explorer`."""
+    if static_page():
+        return static_carry_explorer(a, b)
 
     def build(a: str, b: str):
         trace = parallel_add(a, b)
@@ -137,6 +141,24 @@ def carry_explorer(a: str = "0111", b: str = "0001") -> w.VBox:
         ]
 
     return _explorer(a, b, build)
+
+
+def static_carry_explorer(a: str = "0111", b: str = "0001"):
+    """The carry explorer for a page with no kernel: an element that
+    ``book/_extra/_static/carry.js`` fills with two fields, a message and round tabs,
+    computed in the browser by the JavaScript twin of :func:`parallel_add`; the
+    colours are the palette's, the legend drawn here."""
+    import json
+
+    from IPython.display import HTML
+
+    _check_width(parallel_add(a, b))  # bad input fails here, in the notebook
+    colors = html.escape(json.dumps({k: COLORS[k] for k in FILL_KEYS}))
+    return HTML(
+        f'<div class="carry-explorer" data-a="{a}" data-b="{b}" '
+        f'data-max-bits="{MAX_BITS}" data-colors="{colors}"></div>'
+        + legend_html(("moved", "wrong", "chain"))
+    )
 
 
 def _rounds(n: int) -> str:
@@ -205,10 +227,13 @@ def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
     return _explorer(a, b, build)
 
 
-def halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = 0.01) -> w.VBox:
+def halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = 0.01):
     """Sliders for h_1..h_M and epsilon; shows N, R, the weights p_r and the ponder cost
-    (Graves 2016, Eqs. 6-10) as computed by :func:`recur.act.halting_weights`. Needs a
-    kernel; the book shows a precomputed player next to it."""
+    (Graves 2016, Eqs. 6-10) as computed by :func:`recur.act.halting_weights`. In the
+    static page the same explorer runs in the browser (``_static/halting.js``, issue
+    20)."""
+    if static_page():
+        return static_halting_explorer(h, eps)
     import torch
 
     from recur.act import halting_weights
@@ -234,3 +259,21 @@ def halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = 0.01) -> w.VBox:
         slider.observe(update, names="value")
     update()
     return w.VBox([*sliders, eps_slider, shown])
+
+
+def static_halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = 0.01):
+    """The halting explorer for a page with no kernel: an element that
+    ``book/_extra/_static/halting.js`` fills with sliders and computes with the
+    JavaScript twin of :func:`recur.act.halting_weights`; bad values fail here."""
+    import json
+
+    import torch
+    from IPython.display import HTML
+
+    from recur.act import halting_weights
+
+    halting_weights(torch.tensor(list(h), dtype=torch.float64), eps)  # checks them
+    return HTML(
+        f'<div class="halting-explorer" data-h="{json.dumps(list(h))}" '
+        f'data-eps="{eps}" data-color="{COLORS["weight"]}"></div>'
+    )
