@@ -129,6 +129,9 @@ def test_seed_counts_and_failures_by_hand():
     failed = ux.failure_counts(table, "A", n_bits=64)
     want = {"n": 3, "checked": 2, "chains": 2, "waited": 2, "early_on_chains": 1}
     assert failed == want
+    assert ux.early_in_runs_that_met(table, "A") == 0
+    table.loc[0, "halted before the carry, long chains"] = 0.3  # seed 0 met the bar
+    assert ux.early_in_runs_that_met(table, "A") == 1
 
 
 def test_live_counts_by_hand():

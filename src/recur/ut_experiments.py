@@ -644,7 +644,7 @@ def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
     8-bit check, how many fell short on long chains at ``n_bits`` bits, how many had
     no position of the random sums halt before its carry could be known at that
     width (``waited``), and how many had positions of the long-chain sums that did
-    (``early_on_chains``)."""
+    (``early_on_chains``; compare :func:`early_in_runs_that_met`)."""
     at = table[(table["recipe"] == recipe) & (table["bits"] == n_bits)]
     failed = at[~at["success"].astype(bool)]
     return {
@@ -658,6 +658,15 @@ def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
             (failed["halted before the carry, long chains"] > 0).sum()
         ),
     }
+
+
+def early_in_runs_that_met(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> int:
+    """How many of one recipe's runs that met the bar still had positions of the
+    long-chain ``n_bits``-bit sums halt before their carry could be known: a position
+    that stops early guesses its carry, and on these sums a guess can be right."""
+    at = table[(table["recipe"] == recipe) & (table["bits"] == n_bits)]
+    met = at[at["success"].astype(bool)]
+    return int((met["halted before the carry, long chains"] > 0).sum())
 
 
 def changed_outcomes(table: pd.DataFrame, other: pd.DataFrame, recipe: str) -> dict:
