@@ -73,7 +73,7 @@ def plot_chain_experiment(runs: list) -> plt.Figure:
     )
     left.set_yticks(range(len(first.chain_lengths)), first.chain_lengths)
     left.set_xlabel("round")
-    left.xaxis.set_major_locator(MaxNLocator(integer=True))
+    left.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))  # legible
     left.set_ylabel("longest carry chain")
     left.set_title(f"exact match, {first.n_bits}-bit sums", fontsize=10, loc="left")
     fig.colorbar(image, ax=left, fraction=0.05)
@@ -84,7 +84,7 @@ def plot_chain_experiment(runs: list) -> plt.Figure:
             lengths, run.first_right, "o-", alpha=0.8, label=f"learned, seed {k}"
         )
     right.set_xlabel("longest carry chain")
-    right.set_ylabel("first round with all sums right")
+    right.set_ylabel("first round, all right")
     right.legend(frameon=False, fontsize=9)
     right.grid(alpha=0.3)
     return finish(fig)

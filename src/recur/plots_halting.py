@@ -20,6 +20,7 @@ from recur.style import (
     legend_below,
     player_html,
     variant_colors,
+    with_colors,
 )
 
 
@@ -131,6 +132,8 @@ def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
             fmt=MARKERS[k % len(MARKERS)],
             color=color,
             capsize=3,
+            ms=7 if k == 0 else 4,  # the first drawn large and on top: shorter series
+            zorder=3 + len(tables) - k,
             label=f"{name}: {fit_words(slope, intercept)}",
         )
         d = np.array([0, table.index.max()])
@@ -147,16 +150,18 @@ def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
 def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:
     """Held-out exact match and mean ACT steps against the time penalty, per seed."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
-    for seed, runs in table.groupby("seed"):
-        left.semilogx(runs["tau"], runs["exact"], "o-", label=f"seed {seed}")
-        right.semilogx(runs["tau"], runs["mean steps"], "o-", label=f"seed {seed}")
-    exact_axis(left, "exact match, fresh 8-bit sums")
-    right.set_ylabel("mean ACT steps per position")
+    seeds = list(table.groupby("seed"))
+    for k, (color, (seed, runs)) in enumerate(with_colors(seeds)):
+        tau = runs["tau"] * 2 ** dodge(k, len(seeds), 0.06)  # side by side, not on top
+        style = {"marker": MARKERS[k % len(MARKERS)], "color": color}
+        left.semilogx(tau, runs["exact"], label=f"seed {seed}", **style)
+        right.semilogx(tau, runs["mean steps"], label=f"seed {seed}", **style)
+    exact_axis(left, "exact, fresh 8-bit sums")
+    right.set_ylabel("mean ACT steps")
     for ax in (left, right):
         ax.set_xlabel("time penalty τ")
         ax.grid(alpha=0.3)
-        ax.legend(frameon=False, fontsize=9)
-    return finish(fig)
+    return legend_below(fig, right)
 
 
 def plot_waiting_halting(

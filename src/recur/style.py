@@ -87,9 +87,11 @@ def legible(fig: plt.Figure) -> plt.Figure:
     ticks = set()
     for ax in fig.axes:
         for axis, name in ((ax.xaxis, "xtick"), (ax.yaxis, "ytick")):
-            ticks |= {id(t) for t in axis.get_ticklabels(which="both")}
+            labels = axis.get_ticklabels(which="both")
+            ticks |= {id(t) for t in labels}
             points = FontProperties(size=plt.rcParams[f"{name}.labelsize"])
-            ax.tick_params(axis=name[0], labelsize=points.get_size_in_points() * scale)
+            size = labels[0].get_fontsize() if labels else points.get_size_in_points()
+            ax.tick_params(axis=name[0], labelsize=size * scale)  # as set, enlarged
     for text in fig.findobj(Text):
         if id(text) not in ticks:
             text.set_fontsize(text.get_fontsize() * scale)
@@ -163,7 +165,7 @@ def width_axis(ax, widths: list[int], trained_bits: int, title: str) -> None:
     ax.text(trained_bits * 1.03, 0.03, f"trained up to {trained_bits} bits", fontsize=9)
     if widths[-1] >= 4 * widths[0]:
         ax.set_xscale("log", base=2)
-        ax.set_xticks(widths, [str(w) for w in widths])
+    ax.set_xticks(widths, [str(w) for w in widths])  # the widths measured, no others
     ax.set_xlabel("bits per operand")
     ax.set_title(title, fontsize=10)
     ax.set_ylim(-0.02, 1.02)

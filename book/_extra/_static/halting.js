@@ -26,7 +26,8 @@ function haltingWeights(h, eps) {
 function mountHaltingExplorer(root) {
   const h = JSON.parse(root.dataset.h);
   const slider = (name, value, min, max, step) =>
-    `<label style="display:block">${name} <input type="range" class="halt-${name}" ` +
+    `<label style="display:block">${name === "eps" ? "ε" : name} ` +
+    `<input type="range" class="halt-${name}" ` +
     `min="${min}" max="${max}" step="${step}" value="${value}"> ` +
     `<span class="halt-${name}-value">${value}</span></label>`;
   root.innerHTML = h.map((v, r) => slider(`h${r + 1}`, v, 0, 1, 0.05)).join("") +
