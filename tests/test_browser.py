@@ -265,3 +265,14 @@ def test_the_intro_offers_a_bundle_that_can_run(page, site):
     for needed in ("book/06_act_ut.ipynb", "src/recur/ut.py", "book/data/act_seeds.csv",
                    "requirements.txt", "pyproject.toml", "HOW-TO-RUN.txt"):  # fmt: skip
         assert f"one-more-round/{needed}" in names, needed
+
+
+def test_search_snippets_show_no_raw_tex(page, site):
+    """Issue 19: search results quoted raw TeX ("\\(R = 1 - ...\\)"); the snippets
+    now read "R = 1 - (0.1 + 0.3) = 0.6" and "ρ = N + R"."""
+    page.goto(f"{site}/search.html?q=remainder", wait_until="load")
+    page.wait_for_selector("ul.search li p.context", timeout=30000)
+    page.wait_for_timeout(1500)  # the snippets arrive one page at a time
+    snippets = " ".join(page.locator("ul.search li p.context").all_inner_texts())
+    assert "R = 1 - (0.1 + 0.3) = 0.6" in snippets, snippets[:300]
+    assert "\\(" not in snippets and "\\rho" not in snippets, snippets[:300]
