@@ -6,30 +6,23 @@ import pandas as pd
 
 from recur.bench_view import bench_sections, label_of, value_text
 
+LABELLED = {  # name: (section, label), written by hand
+    "carry_trace_4096bit_random": (
+        "Chapter 1", "one parallel-carry trace, 4,096 random bits"),
+    "act_ut_exact_64bit_long_chains": (
+        "Chapter 6", "exact on 64-bit long chains, worst seed"),
+    "act_ut_exact_64bit": ("Chapter 6", "exact on random 64-bit sums, worst seed"),
+    "deq_peak_mib_unrolled_36_max": (
+        "Chapter 7", "peak memory, unrolled, 36 rounds, max"),
+    "chapter_seconds_06_act_ut": ("Executing the book", "Chapter 6"),
+    "chapter_seconds_ending": ("Executing the book", "the closing page"),
+    "something_new": ("Other", "something_new"),
+}  # fmt: skip
+
 
 def test_names_become_labels_in_their_chapter():
-    assert label_of("carry_trace_4096bit_random") == (
-        "Chapter 1",
-        "one parallel-carry trace, 4,096 random bits",
-    )
-    assert label_of("act_ut_exact_64bit_long_chains") == (
-        "Chapter 6",
-        "exact on 64-bit long chains, worst seed",
-    )
-    assert label_of("act_ut_exact_64bit") == (
-        "Chapter 6",
-        "exact on random 64-bit sums, worst seed",
-    )
-    assert label_of("deq_peak_mib_unrolled_36_max") == (
-        "Chapter 7",
-        "peak memory, unrolled, 36 rounds, max",
-    )
-    assert label_of("chapter_seconds_06_act_ut") == ("Executing the book", "Chapter 6")
-    assert label_of("chapter_seconds_ending") == (
-        "Executing the book",
-        "the closing page",
-    )
-    assert label_of("something_new") == ("Other", "something_new")
+    for name, want in LABELLED.items():
+        assert label_of(name) == want, name
 
 
 def test_values_get_three_figures_percent_and_milliseconds():

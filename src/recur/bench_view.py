@@ -82,8 +82,7 @@ def label_of(name: str) -> tuple[str, str]:
     for section, pattern, label in _patterns():
         found = re.match(pattern, name)
         if found:
-            parts = [g.lstrip("0") or "0" if g.isdigit() else g for g in found.groups()]
-            return section, label.format(*[_thousands(p) for p in parts])
+            return section, label.format(*map(_thousands, found.groups()))
     return "Other", name
 
 

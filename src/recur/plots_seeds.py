@@ -7,13 +7,13 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from recur.style import PALETTE, finish
+from recur.style import PALETTE, dodge, finish
 from recur.ut_experiments import SUCCESS
 
-EARLY = {"halted before the carry": PALETTE[1],
-         "halted before the carry, long chains": PALETTE[2]}  # fmt: skip
-EARLY_LABEL = {"halted before the carry": "random sums",
-               "halted before the carry, long chains": "long chains"}  # fmt: skip
+EARLY = {  # column: (colour, legend)
+    "halted before the carry": (PALETTE[1], "random sums"),
+    "halted before the carry, long chains": (PALETTE[2], "long chains"),
+}
 
 
 def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
@@ -44,9 +44,9 @@ def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
         ax.set_title(f"{recipe}: {ok} of {len(runs)} seeds met the bar", fontsize=10)
         ax.grid(alpha=0.3)
         for j, column in enumerate(early):  # side by side: random, long chains
-            shift = (j - (len(early) - 1) / 2) * 0.4
-            low.bar(runs.index + shift, runs[column] * 100, width=0.4,
-                    color=EARLY[column], label=EARLY_LABEL[column])  # fmt: skip
+            color, label = EARLY[column]
+            low.bar(runs.index + dodge(j, len(early), 0.4), runs[column] * 100,
+                    width=0.4, color=color, label=label)  # fmt: skip
         low.set_ylim(0, early_max * 1.1)
         low.set_xlabel("training seed")
         low.set_xticks(runs.index, [str(s) for s in runs.index], fontsize=6.5)

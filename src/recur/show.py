@@ -151,7 +151,5 @@ def fit_words(slope: float, intercept: float) -> str:
 def margin_words(margin: float) -> str:
     """How far the mean steps lie above the fewest possible, for a sentence:
     "by at most 0.12" or, when that rounds to 0.00, "by nothing to two decimals"."""
-    text = f"{margin:.2f}"
-    if text in ("0.00", "-0.00"):
-        return "by nothing, to two decimals"
-    return f"by at most {text}"
+    text = _fixed(margin, 2)
+    return "by nothing, to two decimals" if text == "0.00" else f"by at most {text}"

@@ -77,21 +77,30 @@ COLUMN_INCHES = 6.8
 MAX_TEXT_SCALE = 1.5
 
 
+def text_scale(fig: plt.Figure) -> float:
+    """How much :func:`legible` enlarges the letters of ``fig``: its width over the
+    column's, between 1 and :data:`MAX_TEXT_SCALE`."""
+    return max(1.0, min(fig.get_figwidth() / COLUMN_INCHES, MAX_TEXT_SCALE))
+
+
 def legible(fig: plt.Figure) -> plt.Figure:
     """Enlarge every text of a figure wider than the column by its width over the
     column's (at most :data:`MAX_TEXT_SCALE`), so that shrunk into the column its
     letters read as large as those of a figure that fits."""
-    scale = min(fig.get_figwidth() / COLUMN_INCHES, MAX_TEXT_SCALE)
-    if scale <= 1:
+    scale = text_scale(fig)
+    if scale == 1:
         return fig
     ticks = set()
     for ax in fig.axes:
         for axis, name in ((ax.xaxis, "xtick"), (ax.yaxis, "ytick")):
             labels = axis.get_ticklabels(which="both")
             ticks |= {id(t) for t in labels}
-            points = FontProperties(size=plt.rcParams[f"{name}.labelsize"])
-            size = labels[0].get_fontsize() if labels else points.get_size_in_points()
-            ax.tick_params(axis=name[0], labelsize=size * scale)  # as set, enlarged
+            if labels:
+                size = labels[0].get_fontsize()  # as set, enlarged below
+            else:
+                size = FontProperties(size=plt.rcParams[f"{name}.labelsize"])
+                size = size.get_size_in_points()
+            ax.tick_params(axis=name[0], labelsize=size * scale)
     for text in fig.findobj(Text):
         if id(text) not in ticks:
             text.set_fontsize(text.get_fontsize() * scale)
@@ -177,7 +186,7 @@ def legend_below(fig: plt.Figure, ax, per_row: int = 4) -> plt.Figure:
     covers no data; the letters made legible (:func:`legible`) like every figure's."""
     handles, labels = ax.get_legend_handles_labels()
     n_rows = -(-len(labels) // per_row)
-    scale = max(1.0, min(fig.get_figwidth() / COLUMN_INCHES, MAX_TEXT_SCALE))
+    scale = text_scale(fig)
     row = 0.25 * scale  # inches per legend row at the legend's (scaled) size
     fig.set_figheight(fig.get_figheight() + row * n_rows)
     legible(fig)

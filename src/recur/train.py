@@ -134,8 +134,8 @@ class TrainResult:
         is thinned to ``rows`` evenly spaced checks, the first and the last kept."""
         if rows < 2:
             raise ValueError(f"rows must be >= 2 (the first and last), got {rows}")
-        picks = np.linspace(0, max(len(self.history) - 1, 0), rows).round()
-        shown = self.history.iloc[np.unique(picks).astype(int)[: len(self.history)]]
+        picks = np.linspace(0, len(self.history) - 1, rows).round().astype(int)
+        shown = self.history.iloc[np.unique(picks) if len(self.history) else []]
         return pd.DataFrame(
             {
                 "loss": shown["loss"].map("{:.4f}".format).to_numpy(),

@@ -375,7 +375,7 @@ def act_length_table(
         cap = max_steps(n_bits) if callable(max_steps) else max_steps
         batch = random_batch(n_sums, n_bits, seed=seed + n_bits)
         steps, right = ponder_by_position(model, batch, cap)
-        early = float((steps < batch_wait_rounds(batch)).mean())
+        early = _halted_early(steps, batch)
         row = {"bits": n_bits, "cap": cap, "exact": float(right.mean())}
         if long_chains:
             row |= _long_chain_columns(model, long_chains, n_bits, cap, seed)
@@ -399,11 +399,15 @@ def _long_chain_columns(model, n_sums: int, n_bits: int, cap: int, seed: int) ->
     fails, if it stops too soon)."""
     hard = long_chain_batch(n_sums, n_bits, seed=seed + n_bits)
     steps, right = ponder_by_position(model, hard, cap)
-    early = float((steps < batch_wait_rounds(hard)).mean())
     return {
         "exact, long chains": float(right.mean()),
-        "halted before the carry, long chains": early,
+        "halted before the carry, long chains": _halted_early(steps, hard),
     }
+
+
+def _halted_early(steps: np.ndarray, batch: AdditionBatch) -> float:
+    """The share of positions that halted before their carry-in could be known."""
+    return float((steps < batch_wait_rounds(batch)).mean())
 
 
 def rounds_table(models: dict, batch: AdditionBatch, n_rounds: int) -> pd.DataFrame:
@@ -645,7 +649,7 @@ def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
     no position of the random sums halt before its carry could be known at that
     width (``waited``), and how many had positions of the long-chain sums that did
     (``early_on_chains``; compare :func:`early_in_runs_that_met`)."""
-    at = table[(table["recipe"] == recipe) & (table["bits"] == n_bits)]
+    at = _runs_at(table, recipe, n_bits)
     failed = at[~at["success"].astype(bool)]
     return {
         "n": len(failed),
@@ -660,11 +664,16 @@ def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
     }
 
 
+def _runs_at(table: pd.DataFrame, recipe: str, n_bits: int) -> pd.DataFrame:
+    """One recipe's rows of a :func:`seed_runs` table at one width: a row per seed."""
+    return table[(table["recipe"] == recipe) & (table["bits"] == n_bits)]
+
+
 def early_in_runs_that_met(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> int:
     """How many of one recipe's runs that met the bar still had positions of the
     long-chain ``n_bits``-bit sums halt before their carry could be known: a position
     that stops early guesses its carry, and on these sums a guess can be right."""
-    at = table[(table["recipe"] == recipe) & (table["bits"] == n_bits)]
+    at = _runs_at(table, recipe, n_bits)
     met = at[at["success"].astype(bool)]
     return int((met["halted before the carry, long chains"] > 0).sum())
 

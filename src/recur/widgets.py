@@ -156,7 +156,7 @@ def static_carry_explorer(a: str = "0111", b: str = "0001"):
     colors = html.escape(json.dumps({k: COLORS[k] for k in FILL_KEYS}))
     return HTML(
         f'<div class="carry-explorer" data-a="{a}" data-b="{b}" '
-        f'data-max-bits="{MAX_BITS}" data-colors="{colors}"></div>'
+        f'data-max-bits="{MAX_BITS}" data-colors="{colors}" data-cell="{CELL}"></div>'
         + legend_html(("moved", "wrong", "chain"))
     )
 

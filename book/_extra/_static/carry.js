@@ -91,7 +91,7 @@ function longestChainSpan(trace) {
 }
 
 // recur.widgets.round_html: the state after r rounds as a table.
-function roundTable(trace, r, colors) {
+function roundTable(trace, r, colors, cell) {
   const n = trace.a.length;
   const truth = trueSum(trace);
   const span = longestChainSpan(trace);
@@ -103,8 +103,6 @@ function roundTable(trace, r, colors) {
     ["carry in", carriesHigh],
     ["readout", String(trace.carries[r][n]) + readout(trace, r)],
   ];
-  const cell = "border:1px solid #999;width:1.7em;height:1.7em;text-align:center;" +
-    "font-family:monospace";
   let head = "<tr><th></th><th style='font-size:70%'>out</th>";
   for (let i = n - 1; i >= 0; i--) head += `<th style='font-size:70%'>${i}</th>`;
   let body = "";
@@ -130,6 +128,7 @@ function roundTable(trace, r, colors) {
 // recur.widgets.carry_explorer, for the static page: two fields, a message, round tabs.
 function mountCarryExplorer(root) {
   const colors = JSON.parse(root.dataset.colors);
+  const cell = root.dataset.cell; // recur.widgets.CELL: one style for both explorers
   const maxBits = Number(root.dataset.maxBits);
   root.innerHTML =
     "<label>a <input type='text' class='carry-a'></label> " +
@@ -165,10 +164,10 @@ function mountCarryExplorer(root) {
       const button = document.createElement("button");
       button.textContent = `round ${r}`;
       button.className = "carry-tab";
-      button.onclick = () => { shown.innerHTML = roundTable(trace, r, colors); };
+      button.onclick = () => { shown.innerHTML = roundTable(trace, r, colors, cell); };
       tabs.appendChild(button);
     });
-    shown.innerHTML = roundTable(trace, 0, colors);
+    shown.innerHTML = roundTable(trace, 0, colors, cell);
   };
   fieldA.addEventListener("input", update);
   fieldB.addEventListener("input", update);
