@@ -18,6 +18,8 @@ book: $(STAMP)                     ## build _build/html, executing every chapter
 	@# the execution cache keys on notebook code only: drop it when the library changed
 	@if [ -f _build/.src-stamp ] && [ -n "$$(find src -name '*.py' -newer _build/.src-stamp)" ]; \
 	    then echo "src/ changed: re-executing every chapter"; rm -rf _build/.jupyter_cache _build/.doctrees; fi
+	@# the chapters write their trained models for the page as they run: none, run them
+	@if [ ! -d book/_extra/_static/models ]; then rm -rf _build/.jupyter_cache _build/.doctrees; fi
 	@# the page has no kernel: the explorers show their text fields read-only
 	RECUR_STATIC_PAGE=1 $(VENV)/bin/jupyter-book build . -W --keep-going
 	@touch _build/.src-stamp

@@ -153,13 +153,14 @@ def test_chapter1_explorer_computes_typed_numbers_and_reports_bad_input(page, si
 
 
 def test_chapter2_learned_explorer_steps_without_kernel(page, site):
+    """The static page runs the trained cell in the browser (issue 20); its slider
+    steps through the 2 (n + 1) rounds."""
     open_page(page, site, "book/02_shared_update.html")
-    page.wait_for_selector(".widget-tab", timeout=15000)
-    page.locator(".lm-TabBar-tab", has_text=re.compile(r"^5$")).first.click()
-    page.wait_for_timeout(300)
-    note = "differs from the true sum"
-    shown = page.locator(".widget-html-content:visible", has_text=note).first
-    assert "after 5 of 18 rounds" in shown.inner_text()
+    explorer = page.locator(".cell-explorer").first
+    explorer.locator(".explore-message").wait_for()
+    explorer.locator(".explore-round").fill("5")
+    assert explorer.locator(".explore-round-value").inner_text() == "5 of 18"
+    assert "differs from the true sum" in explorer.inner_text()
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -170,9 +171,10 @@ def test_no_field_takes_typing_that_nothing_reads(page, site, name):
     if page.locator("article .widget-text").count():
         page.wait_for_selector("article .widget-text input", timeout=15000)
     fields = "article input[type=text]:not([disabled])"
+    read = ("carry", "cell", "act", "deq")  # carry.js and explorers.js read these
     inert = page.locator(
-        f"{fields}:not(.carry-explorer input)"
-    ).count()  # carry.js reads
+        fields + "".join(f":not(.{name}-explorer input)" for name in read)
+    ).count()
     assert inert == 0, f"{inert} text fields take typing that nothing reads"
 
 

@@ -468,3 +468,101 @@ def test_the_static_halting_explorer_is_left_to_the_browser(monkeypatch):
         halting_explorer([0.1, 1.5])
     with pytest.raises(ValueError, match="eps"):
         halting_explorer([0.1], eps=1.0)
+
+
+class _ScriptedAct(__import__("torch").nn.Module):
+    """An ACT model whose answer is known by hand: it reads out ``readout`` (MSB first)
+    and reports ``steps`` (LSB first) with h = 0.4 in every round."""
+
+    def __init__(self, readout: str, steps: list[int]):
+        import torch
+
+        super().__init__()
+        self.anchor = torch.nn.Parameter(torch.zeros(1))  # for model_device
+        self.readout, self.steps = readout, steps
+
+    def forward(self, bits, n_rounds):
+        import torch
+
+        from recur.shared import Unroll
+
+        logits = torch.tensor([[1.0 if c == "1" else -1.0 for c in self.readout[::-1]]])
+        rounds = max(self.steps)
+        halting = torch.full((rounds, 1, len(self.steps)), 0.4)
+        steps = torch.tensor([self.steps], dtype=torch.float32)
+        return Unroll(logits[None], torch.zeros(()), steps, halting)
+
+
+def test_the_act_explorer_counts_positions_that_stopped_before_their_carry():
+    """0111 + 0001 (LSB first a = 1110, b = 1000; the top position is the carry out):
+    by hand, the carry into positions 0-4 can be known after 1, 1, 2, 3 and 1 rounds.
+    Position 2 stops after 1 step and position 3 after 3: one stopped too soon."""
+    from recur.widgets import act_explorer
+
+    model = _ScriptedAct("01000", [1, 1, 1, 3, 2])
+    text_a, text_b, message, tabs = _parts(act_explorer(model, "0111", "0001"))
+    assert message.value.startswith("The model ran 3 rounds and added the sum right")
+    assert "1 of 5 positions stopped before their carry could be known" in message.value
+    assert len(tabs.children) == 3
+    first = tabs.children[0].value
+    cells = re.findall(r"<tr><th[^>]*>carry known after</th>(.*?)</tr>", first)[0]
+    assert re.findall(r">(\d+)</td>", cells) == ["1", "3", "2", "1", "1"]  # MSB first
+    steps_row = re.findall(r"<tr><th[^>]*>steps N</th>(.*?)</tr>", first)[0]
+    pink = [COLORS["wrong"] in cell for cell in steps_row.split("</td>")[:5]]
+    assert pink == [False, False, True, False, False]  # position 2, third from the left
+    last = re.findall(
+        r"<tr><th[^>]*>h in round 3</th>(.*?)</tr>", tabs.children[2].value
+    )
+    assert re.findall(r">([.\d]*)</td>", last[0]) == ["", ".40", "", "", ""]
+    model.readout = "01100"
+    assert (
+        "got 1 of 5 bits wrong" in _parts(act_explorer(model, "0111", "0001"))[2].value
+    )
+
+
+def test_the_deq_explorer_reports_the_solve_and_the_chain():
+    from recur.fixedpoint import Solve
+    from recur.widgets import deq_explorer
+
+    class Scripted(_ScriptedAct):
+        def forward(self, bits, n_rounds):
+            self.last_solve = Solve(7, 1e-4, True)
+            return super().forward(bits, n_rounds)
+
+    message = _parts(deq_explorer(Scripted("01000", [1] * 5), "0111", "0001"))[2]
+    assert message.value == (
+        "The solver stopped after 7 iterations (the state had settled); the longest "
+        "carry chain is 3; the readout at the fixed point is the true sum."
+    )
+
+
+@pytest.mark.parametrize("kind", ["learned", "act", "deq"])
+def test_the_static_model_explorers_write_their_model_next_to_the_page(
+    monkeypatch, tmp_path, kind
+):
+    """In the static page the model explorers are elements for explorers.js, and the
+    model goes to _extra/_static/models/ (from book/, where the chapters run)."""
+    from recur import widgets
+    from recur.shared import LocalCell
+
+    name, css, limit = {
+        "learned": ("ch2_cell", "cell-explorer", widgets.PAGE_MAX_BITS["cell"]),
+        "act": ("ch6_act", "act-explorer", widgets.PAGE_MAX_BITS["act"]),
+        "deq": ("ch7_deq", "deq-explorer", widgets.PAGE_MAX_BITS["deq"]),
+    }[kind]
+    monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(
+        "recur.export.write_model_script", lambda m, n: written.append(n)
+    )
+    written: list[str] = []
+    explorer = getattr(widgets, f"{kind}_explorer")
+    page = explorer(LocalCell(), "0111", "0001").data
+    assert f'class="{css}"' in page and f'data-model="{name}"' in page
+    assert 'data-a="0111"' in page and f'data-max-bits="{limit}"' in page
+    assert written == [name]
+    with pytest.raises(ValueError, match="not binary"):
+        explorer(LocalCell(), "2x", "1")
+    with pytest.raises(ValueError, match=f"up to {limit} bits"):
+        explorer(LocalCell(), "1" * (limit + 1), "1")
+    assert written == [name]  # nothing written for bad input

@@ -204,6 +204,8 @@ def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
     """The learned cell's readout round by round, next to the exact rule of Chapter 1;
     wrong bits are pink (:mod:`recur.palette`). Runs ``2 * (width + 1)`` rounds, twice
     what the rule needs."""
+    if static_page():
+        return static_learned_explorer(model, a, b)
     from recur.experiments import learned_readouts  # torch is only needed here
 
     def build(a: str, b: str):
@@ -223,6 +225,165 @@ def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
             f"{_learned_verdict(learned, truth)}. Click a round:"
         )
         return note, pages
+
+    return _explorer(a, b, build)
+
+
+# The widest sums the page's explorers take: the trained cell is exact far beyond its
+# training width (Chapter 2 tests it at 1,024 bits); the ACT Transformer is slower in
+# the browser (a few hundred rounds of attention at 256 bits).
+PAGE_MAX_BITS = {"cell": 1024, "act": 256, "deq": 1024}
+PAGE_COLORS = ("one", "zero", "wrong", "halting")  # the colours explorers.js draws
+
+
+def _model_element(css_class: str, model, name: str, a: str, b: str, max_bits: int):
+    """A page element that ``_static/explorers.js`` fills, with ``model``'s weights
+    written next to the page (:func:`recur.export.write_model_script`). Bad input
+    fails here, in the notebook."""
+    import json
+
+    from IPython.display import HTML
+
+    from recur.export import write_model_script
+
+    trace = parallel_add(a, b)
+    _check_width(trace, max_bits)
+    write_model_script(model, name)
+    colors = html.escape(json.dumps({k: COLORS[k] for k in PAGE_COLORS}))
+    return HTML(
+        f'<div class="{css_class}" data-model="{name}" data-a="{trace.a}" '
+        f'data-b="{trace.b}" data-max-bits="{max_bits}" data-colors="{colors}" '
+        f'data-cell="{CELL}"></div>'
+    )
+
+
+def static_learned_explorer(model, a: str, b: str, name: str = "ch2_cell"):
+    """:func:`learned_explorer` for a page with no kernel: the trained cell runs in
+    the reader's browser (``_static/models.js``, ``cellReadouts``), on sums of up to
+    :data:`PAGE_MAX_BITS` bits."""
+    return _model_element("cell-explorer", model, name, a, b, PAGE_MAX_BITS["cell"])
+
+
+def act_round_html(bits, steps, halting, readout: str, truth: str, wait, r: int) -> str:
+    """Round ``r`` of the ACT explorer, positions most significant first: the bits,
+    the rounds before each carry can be known (``wait``), the steps N each position
+    ran (pink: fewer than ``wait``, so its answer was a guess), h_r (grey, empty once
+    halted), the readout (pink where wrong) and the true sum. ``bits`` (n, 2),
+    ``steps``, ``wait`` and ``halting[r - 1]`` are least significant first."""
+    n = len(steps)
+    bits_a, bits_b = bits[:, 0].tolist(), bits[:, 1].tolist()
+    cols = range(n - 1, -1, -1)
+
+    def row(name: str, cell) -> str:
+        return f"<tr>{ROW_HEAD.format(name)}{''.join(cell(i) for i in cols)}</tr>"
+
+    def h_cell(i: int) -> str:
+        h = float(halting[r - 1][i])
+        if r > steps[i]:  # halted
+            return _cell("", "white")
+        alpha = f"{round(255 * min(1.0, max(0.0, h))):02x}"
+        return _cell(f"{h:.2f}".lstrip("0"), COLORS["halting"] + alpha, "font-size:70%")
+
+    heads = "".join(
+        f'<th style="font-size:70%">{"out" if i == n - 1 else i}</th>' for i in cols
+    )
+    sums, read = truth[::-1], readout[::-1]  # least significant first
+
+    def marked(text, wrong: bool) -> str:
+        return _cell(str(text), COLORS["wrong"] if wrong else "white")
+
+    body = (
+        row("a", lambda i: marked(bits_a[i], False))
+        + row("b", lambda i: marked(bits_b[i], False))
+        + row("carry known after", lambda i: marked(wait[i], False))
+        + row("steps N", lambda i: marked(steps[i], steps[i] < wait[i]))
+        + row(f"h in round {r}", h_cell)
+        + row("readout", lambda i: marked(read[i], read[i] != sums[i]))
+        + row("true sum", lambda i: marked(sums[i], False))
+    )
+    head = f"<tr><th></th>{heads}</tr>"
+    return f'<table style="border-collapse:collapse">{head}{body}</table>'
+
+
+def act_explorer(model, a: str = "0110111111111101", b: str = "0001000000000011"):
+    """Chapter 6's ACT Transformer on a typed sum (cap 2 (n + 1) rounds), round by
+    round: each position's halting probability and steps against the rounds before its
+    carry can be known. In the static page it runs in the reader's browser
+    (``_static/explorers.js``)."""
+    if static_page():
+        return _model_element(
+            "act-explorer", model, "ch6_act", a, b, PAGE_MAX_BITS["act"]
+        )
+    from recur.carry import wait_rounds
+    from recur.tasks import batch_from_strings
+    from recur.train import run_model
+
+    def build(a: str, b: str):
+        trace = parallel_add(a, b)
+        _check_width(trace, MAX_BITS // 2)
+        batch = batch_from_strings([(trace.a, trace.b)])
+        out = run_model(model, batch.bits, 2 * (trace.n_bits + 1))
+        steps = out.steps[0].int().tolist()
+        readout = "".join(
+            "1" if x > 0 else "0" for x in out.logits[0, 0].tolist()[::-1]
+        )
+        bits = batch.bits[0].int().numpy()
+        wait = wait_rounds(bits[:, 0], bits[:, 1])[:-1].tolist()
+        early = sum(n < w for n, w in zip(steps, wait, strict=True))
+        wrong = sum(x != y for x, y in zip(readout, trace.true_sum, strict=True))
+        halting, truth = out.halting[:, 0].tolist(), trace.true_sum
+        pages = [
+            (str(r), act_round_html(bits, steps, halting, readout, truth, wait, r))
+            for r in range(1, len(halting) + 1)
+        ]
+        verdict = (
+            f"got {wrong} of {len(truth)} bits wrong"
+            if wrong
+            else "added the sum right"
+        )
+        note = (
+            f"The model ran {_rounds(len(halting))} and {verdict}; {early} of "
+            f"{len(steps)} positions stopped before their carry could be known. "
+            "Click a round:"
+        )
+        return note, pages
+
+    return _explorer(a, b, build)
+
+
+def deq_explorer(deq, a: str = "0110111111111101", b: str = "0001000000000011"):
+    """Chapter 7's DEQ cell on a typed sum: the solver's iterations (cap 2 (n + 1))
+    against the longest carry chain, and the readout at the fixed point. In the
+    static page it runs in the reader's browser (``_static/explorers.js``)."""
+    if static_page():
+        return _model_element(
+            "deq-explorer", deq, "ch7_deq", a, b, PAGE_MAX_BITS["deq"]
+        )
+    from recur.tasks import batch_from_strings
+    from recur.train import run_model
+
+    def build(a: str, b: str):
+        trace = parallel_add(a, b)
+        _check_width(trace, PAGE_MAX_BITS["deq"])
+        cap = 2 * (trace.n_bits + 1)
+        batch = batch_from_strings([(trace.a, trace.b)])
+        logits = run_model(deq, batch.bits, cap).logits[0, 0]  # (n + 1,)
+        fixed = "".join("1" if x > 0 else "0" for x in logits.tolist()[::-1])
+        solve, truth = deq.last_solve, trace.true_sum
+        settled = "(the state had settled)"
+        if not solve.converged:
+            settled = f"(the cap, {cap}: it had not settled)"
+        wrong = sum(x != y for x, y in zip(fixed, truth, strict=True))
+        verdict = f"has {wrong} wrong bits" if wrong else "is the true sum"
+        note = (
+            f"The solver stopped after {solve.n_iter} iterations {settled}; the "
+            f"longest carry chain is {trace.rounds_to_settle}; the readout at the "
+            f"fixed point {verdict}."
+        )
+        rows = _readout_row("fixed point", fixed, truth) + _readout_row(
+            "true sum", truth, truth
+        )
+        return note, [("fixed point", f"<table>{rows}</table>")]
 
     return _explorer(a, b, build)
 

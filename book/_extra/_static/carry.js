@@ -90,6 +90,19 @@ function longestChainSpan(trace) {
   return best;
 }
 
+// recur.carry.wait_rounds on bits least significant first (the carry-out position
+// included): the rounds before a rule that reads one bit below per round can know the
+// carry into each position, at least 1 (recur.ut_experiments.batch_wait_rounds).
+function waitRounds(bitsA, bitsB) {
+  const wait = new Int32Array(bitsA.length);
+  let lastStop = -1; // the highest position below i whose bits do not propagate
+  for (let i = 0; i < bitsA.length; i++) {
+    wait[i] = Math.max(i - Math.max(lastStop, 0), 1);
+    if (bitsA[i] === bitsB[i]) lastStop = i;
+  }
+  return wait;
+}
+
 // recur.widgets.round_html: the state after r rounds as a table.
 function roundTable(trace, r, colors, cell) {
   const n = trace.a.length;

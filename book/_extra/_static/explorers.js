@@ -1,0 +1,259 @@
+// One More Round in the static page: the explorers of Chapters 2 and 6, computed in the
+// reader's browser by models.js with the weights the build trained (issue 20). Each
+// mirrors a view of recur/widgets.py; bad input gets a message in the widget, and the
+// widget keeps working.
+"use strict";
+
+// The folder of this script (.../_static/), to load the models next to it.
+const STATIC_ROOT = document.currentScript
+  ? document.currentScript.src.replace(/[^/]*$/, "")
+  : "_static/";
+
+// Load _static/models/NAME.js once (a script tag: works from a file:// page too).
+function loadModel(name) {
+  const models = window.OneMoreRound.models;
+  if (models[name]) return Promise.resolve(models[name]);
+  return new Promise((resolve, reject) => {
+    const tag = document.createElement("script");
+    tag.src = `${STATIC_ROOT}models/${name}.js`;
+    tag.onload = () => resolve(window.OneMoreRound.models[name]);
+    tag.onerror = () => reject(new Error(`the trained model ${name} is missing from this page`));
+    document.head.appendChild(tag);
+  });
+}
+
+function warning(box, text) {
+  box.innerHTML = "";
+  const warn = document.createElement("span");
+  warn.style.color = "#b00";
+  warn.textContent = "⚠ " + text;
+  box.appendChild(warn);
+}
+
+// The fields and message line of recur.widgets._explorer, plus a round slider.
+function explorerParts(root) {
+  root.innerHTML =
+    "<label>a <input type='text' class='explore-a' size='24'></label> " +
+    "<label>b <input type='text' class='explore-b' size='24'></label>" +
+    "<div class='explore-message'></div>" +
+    "<label class='explore-slider' style='display:block'>round " +
+    "<input type='range' class='explore-round' min='1' value='1'> " +
+    "<span class='explore-round-value'></span></label>" +
+    "<div class='explore-view' style='overflow-x:auto'></div>";
+  const part = (name) => root.querySelector(`.explore-${name}`);
+  part("a").value = root.dataset.a;
+  part("b").value = root.dataset.b;
+  return { a: part("a"), b: part("b"), message: part("message"), round: part("round"),
+    roundValue: part("round-value"), view: part("view") };
+}
+
+// Pairs checked as in recur.carry.pad_pair, with the width limit of this explorer and a
+// note when one was padded.
+function checkedPair(a, b, maxBits) {
+  const [padA, padB] = padPair(a, b);
+  if (padA.length > maxBits) {
+    throw new Error(`this explorer takes sums of up to ${maxBits} bits; these have ` +
+      `${padA.length}`);
+  }
+  const short = a.trim().length < b.trim().length ? "a" : "b";
+  const padded = a.trim().length !== b.trim().length
+    ? ` (${short} was padded with zeros to ${padA.length} bits)` : "";
+  return { a: padA, b: padB, padded };
+}
+
+const rounds = (n) => `${n} round${n === 1 ? "" : "s"}`;
+
+// Bits as a string, most significant first (positions n..0).
+const msbFirst = (bits) => Array.from(bits).reverse().join("");
+
+// A row of bits in monospace, wrong ones (against truth) on the palette's pink; long
+// sums wrap every 64 bits.
+function bitRow(name, text, truth, colors) {
+  let spans = "";
+  [...text].forEach((ch, k) => {
+    if (k && (text.length - k) % 64 === 0) spans += "<br>";
+    const wrong = ch !== truth[k];
+    spans += wrong ? `<span style="background:${colors.wrong}">${ch}</span>` : ch;
+  });
+  return `<tr><th style="text-align:right;padding-right:6px;vertical-align:top">${name}</th>` +
+    `<td style="font-family:monospace;word-break:break-all">${spans}</td></tr>`;
+}
+
+// recur.widgets._learned_verdict: when the learned readout is first right, and whether
+// it stays right to the end.
+function learnedVerdict(readouts, truth) {
+  const right = readouts.map((text, r) => (text === truth ? r + 1 : 0)).filter((r) => r);
+  if (!right.length) return `is not right within ${rounds(readouts.length)}`;
+  const stays = right[right.length - 1] === readouts.length &&
+    right.length === readouts.length - right[0] + 1;
+  return `is first right after ${rounds(right[0])}` + (stays ? " and stays right" : "");
+}
+
+// recur.widgets.learned_explorer in the page: Chapter 2's trained cell, round by round
+// for 2 (n + 1) rounds, beside the exact rule of Chapter 1.
+function mountCellExplorer(root, spec) {
+  const colors = JSON.parse(root.dataset.colors);
+  const maxBits = Number(root.dataset.maxBits);
+  const ui = explorerParts(root);
+  let shown = null;
+  const draw = () => {
+    const r = Number(ui.round.value);
+    const { rule, learned, truth } = shown;
+    const settled = Math.min(r, rule.carries.length - 1);
+    const ruleText = String(rule.carries[settled][rule.a.length]) + readout(rule, settled);
+    ui.roundValue.textContent = `${r} of ${learned.length}`;
+    ui.view.innerHTML = "<table>" + bitRow("exact rule", ruleText, truth, colors) +
+      bitRow("learned", learned[r - 1], truth, colors) +
+      bitRow("true sum", truth, truth, colors) + "</table>" +
+      `<p><span style="background:${colors.wrong}">&nbsp;&nbsp;&nbsp;</span> ` +
+      "differs from the true sum</p>";
+  };
+  const update = () => {
+    let pair;
+    try {
+      pair = checkedPair(ui.a.value, ui.b.value, maxBits);
+    } catch (err) {
+      return warning(ui.message, err.message);
+    }
+    const start = performance.now();
+    const nRounds = 2 * (pair.a.length + 1);
+    const out = window.OneMoreRound.cellReadouts(spec, pair.a, pair.b, nRounds);
+    const learned = out.rounds.map(msbFirst);
+    root.dataset.ms = (performance.now() - start).toFixed(1);
+    const rule = parallelAdd(pair.a, pair.b);
+    const truth = trueSum(rule);
+    shown = { rule, learned, truth };
+    ui.message.textContent = `sum ${result(rule)}: the exact rule settles after ` +
+      `${rounds(roundsToSettle(rule))}; the learned cell ${learnedVerdict(learned, truth)}` +
+      `${pair.padded}. Computed in your browser in ${root.dataset.ms} ms. Drag the slider:`;
+    ui.round.max = nRounds;
+    ui.round.value = Math.min(Number(ui.round.value), nRounds);
+    draw();
+  };
+  ui.a.addEventListener("input", update);
+  ui.b.addEventListener("input", update);
+  ui.round.addEventListener("input", () => shown && draw());
+  update();
+}
+
+// A cell shaded by a value in [0, 1] (h_r or the running sum), the value as its tooltip.
+// Halted positions get an empty cell.
+function shade(value, color, cellStyle) {
+  if (Number.isNaN(value)) return `<td style="${cellStyle}"></td>`;
+  const alpha = Math.round(255 * Math.min(1, Math.max(0, value))).toString(16).padStart(2, "0");
+  const text = value.toFixed(2).replace(/^0/, ""); // .73; 1.00 when it is 1
+  return `<td style="${cellStyle};font-size:70%;background:${color}${alpha}" ` +
+    `title="${value.toFixed(4)}">${text}</td>`;
+}
+
+// One round of the ACT explorer: per position (most significant first), the bits, the
+// rounds before its carry can be known, the steps it ran (pink: it stopped before its
+// carry could be known), h_r in round r (blank once halted), the readout and the sum.
+function actRoundTable(shown, r, colors, cellStyle) {
+  const { out, wait, truth, nPositions } = shown;
+  const cols = [...Array(nPositions).keys()].reverse(); // positions n..0
+  const head = "<tr><th></th>" + cols.map((i) =>
+    `<th style="font-size:70%">${i === nPositions - 1 ? "out" : i}</th>`).join("") + "</tr>";
+  const cells = (name, fn) => `<tr><th style="text-align:right;padding-right:6px;` +
+    `white-space:nowrap">${name}</th>${cols.map(fn).join("")}</tr>`;
+  const plain = (text, fill = "") => `<td style="${cellStyle}${fill ? ";background:" + fill : ""}">${text}</td>`;
+  const bits = out.bits;
+  const sums = truth.split("").reverse(); // LSB first
+  return "<table style='border-collapse:collapse'>" + head +
+    cells("a", (i) => plain(bits.bitsA[i])) + cells("b", (i) => plain(bits.bitsB[i])) +
+    cells("carry known after", (i) => plain(wait[i])) +
+    cells("steps N", (i) => plain(out.steps[i], out.steps[i] < wait[i] ? colors.wrong : "")) +
+    cells(`h in round ${r}`, (i) => shade(out.halting[r - 1][i], colors.halting, cellStyle)) +
+    cells("readout", (i) => plain(out.readout[i], String(out.readout[i]) !== sums[i] ? colors.wrong : "")) +
+    cells("true sum", (i) => plain(sums[i])) + "</table>";
+}
+
+// recur.widgets.act_explorer in the page: Chapter 6's ACT Universal Transformer on a
+// typed sum, with a cap of 2 (n + 1) rounds.
+function mountActExplorer(root, spec) {
+  const colors = JSON.parse(root.dataset.colors);
+  const maxBits = Number(root.dataset.maxBits);
+  const cellStyle = root.dataset.cell;
+  const ui = explorerParts(root);
+  let shown = null;
+  const draw = () => {
+    const r = Number(ui.round.value);
+    ui.roundValue.textContent = `${r} of ${shown.out.halting.length}`;
+    ui.view.innerHTML = actRoundTable(shown, r, colors, cellStyle);
+  };
+  const update = () => {
+    let pair;
+    try {
+      pair = checkedPair(ui.a.value, ui.b.value, maxBits);
+    } catch (err) {
+      return warning(ui.message, err.message);
+    }
+    const start = performance.now();
+    const out = window.OneMoreRound.actForward(spec, pair.a, pair.b, 2 * (pair.a.length + 1));
+    root.dataset.ms = (performance.now() - start).toFixed(1);
+    const wait = waitRounds(out.bits.bitsA, out.bits.bitsB);
+    const truth = trueSum(parallelAdd(pair.a, pair.b));
+    shown = { out, wait, truth, nPositions: out.steps.length };
+    const wrong = [...msbFirst(out.readout)].filter((ch, k) => ch !== truth[k]).length;
+    const early = Array.from(out.steps).filter((n, i) => n < wait[i]).length;
+    ui.message.textContent = `The model ran ${rounds(out.halting.length)} and ` +
+      (wrong ? `got ${wrong} of ${truth.length} bits wrong` : "added the sum right") +
+      `; ${early} of ${truth.length} positions stopped before their carry could be known` +
+      `${pair.padded}. Computed in your browser in ${root.dataset.ms} ms. Drag the slider:`;
+    ui.round.max = out.halting.length;
+    ui.round.value = Math.min(Number(ui.round.value), out.halting.length);
+    draw();
+  };
+  ui.a.addEventListener("input", update);
+  ui.b.addEventListener("input", update);
+  ui.round.addEventListener("input", () => shown && draw());
+  update();
+}
+
+// recur.widgets.deq_explorer in the page: Chapter 7's DEQ cell iterates from zeros
+// until its state stops moving (cap 2 (n + 1)); the readout at that fixed point.
+function mountDeqExplorer(root, spec) {
+  const colors = JSON.parse(root.dataset.colors);
+  const maxBits = Number(root.dataset.maxBits);
+  const ui = explorerParts(root);
+  root.querySelector(".explore-slider").style.display = "none"; // one answer, no rounds
+  const update = () => {
+    let pair;
+    try {
+      pair = checkedPair(ui.a.value, ui.b.value, maxBits);
+    } catch (err) {
+      return warning(ui.message, err.message);
+    }
+    const start = performance.now();
+    const cap = 2 * (pair.a.length + 1);
+    const out = window.OneMoreRound.deqReadout(spec, pair.a, pair.b, cap);
+    root.dataset.ms = (performance.now() - start).toFixed(1);
+    const rule = parallelAdd(pair.a, pair.b);
+    const truth = trueSum(rule);
+    const span = longestChainSpan(rule);
+    const fixed = msbFirst(out.readout);
+    const wrong = [...fixed].filter((ch, k) => ch !== truth[k]).length;
+    ui.message.textContent = `The solver stopped after ${out.nIter} iterations ` +
+      (out.converged ? "(the state had settled)" : `(the cap, ${cap}: it had not settled)`) +
+      `; the longest carry chain is ${span ? span[1] - span[0] : 0}; the readout at the ` +
+      `fixed point ${wrong ? `has ${wrong} wrong bits` : "is the true sum"}${pair.padded}. ` +
+      `Computed in your browser in ${root.dataset.ms} ms.`;
+    ui.view.innerHTML = "<table>" + bitRow("fixed point", fixed, truth, colors) +
+      bitRow("true sum", truth, truth, colors) + "</table>";
+  };
+  ui.a.addEventListener("input", update);
+  ui.b.addEventListener("input", update);
+  update();
+}
+
+function mountModelExplorer(root, mount) {
+  loadModel(root.dataset.model)
+    .then((spec) => mount(root, spec))
+    .catch((err) => warning(root, err.message));
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll(".cell-explorer").forEach((root) => mountModelExplorer(root, mountCellExplorer));
+  document.querySelectorAll(".act-explorer").forEach((root) => mountModelExplorer(root, mountActExplorer));
+  document.querySelectorAll(".deq-explorer").forEach((root) => mountModelExplorer(root, mountDeqExplorer));
+});
