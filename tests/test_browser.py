@@ -288,3 +288,18 @@ def test_nothing_widens_the_page_on_a_phone(page, site, name):
     open_page(page, site, name)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 420, f"{name} is {width} px wide at 420 px"
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES if "/0" in p])
+def test_figures_stay_legible_on_a_phone(page, site, name):
+    """Issue 19: at 420 px a figure is not shrunk below 520 px (or its own width, if
+    smaller), so its letters stay about 10 px; it scrolls sideways in the column."""
+    page.set_viewport_size({"width": 420, "height": 900})
+    open_page(page, site, name)
+    sizes = page.eval_on_selector_all(
+        "article img:not([id^=_anim_img])",
+        "els => els.map(e => [parseFloat(e.style.width) || 0, "
+        "e.getBoundingClientRect().width, e.getAttribute('src').slice(-20)])",
+    )
+    for own, shown, src in sizes:
+        assert shown >= min(own, 520) - 1, f"{src} shown {shown:.0f} px of {own:.0f}"

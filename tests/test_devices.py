@@ -7,7 +7,10 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+import json
 import pkgutil
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,11 +25,12 @@ from recur import experiments as ex
 from recur import ut_experiments as ux
 from recur.deq import EquilibriumCell, state_changes
 from recur.device import cpu_threads
+from recur.export import model_spec, write_model_script
 from recur.shared import LocalCell
 from recur.tasks import random_batch
 from recur.train import TrainConfig, evaluate, run_model, seconds_per_step, train
 from recur.ut import UniversalTransformer, UTBlock
-from recur.widgets import learned_explorer
+from recur.widgets import act_explorer, deq_explorer, learned_explorer
 
 BATCH = random_batch(6, 5, seed=0)
 
@@ -117,6 +121,19 @@ MEASUREMENTS = {
         lambda m: costs.attention_costs(m, [8], repeats=1)[["n", "attention"]],
     ),
     "learned_explorer": (_cell, lambda m: repr(learned_explorer(m, "011", "001"))),
+    "act_explorer": (
+        _act_ut,
+        lambda m: act_explorer(m, "0111", "0001").children[-2].value,
+    ),
+    "deq_explorer": (
+        _deq,
+        lambda m: deq_explorer(m, "0111", "0001").children[-2].value,
+    ),
+    "model_spec": (_cell, lambda m: json.dumps(model_spec(m))),
+    "write_model_script": (
+        _cell,
+        lambda m: write_model_script(m, "m", Path(tempfile.mkdtemp())).read_text(),
+    ),
 }
 
 # Public functions that take a model but need no device case here, and why. Every
@@ -128,6 +145,7 @@ NO_DEVICE_CASE = {
     "train.eval_mode": "switches the mode; every case above checks it is restored",
     "train.train": "test_training_runs_on_the_model_device; the whole test session",
     "train.seconds_per_step": "a timing: test_step_timing_runs_on_the_model_device",
+    "widgets.static_learned_explorer": "an element, and write_model_script's file",
 }
 
 
