@@ -314,41 +314,39 @@ def act_explorer(model, a: str = "0110111111111101", b: str = "0001000000000011"
         return _model_element(
             "act-explorer", model, "ch6_act", a, b, PAGE_MAX_BITS["act"]
         )
+    return _explorer(a, b, lambda a, b: _act_pages(model, a, b))
+
+
+def _act_pages(model, a: str, b: str):
+    """:func:`act_explorer`'s message and round tabs for one sum, from the library."""
     from recur.carry import wait_rounds
     from recur.tasks import batch_from_strings
     from recur.train import run_model
 
-    def build(a: str, b: str):
-        trace = parallel_add(a, b)
-        _check_width(trace, MAX_BITS // 2)
-        batch = batch_from_strings([(trace.a, trace.b)])
-        out = run_model(model, batch.bits, 2 * (trace.n_bits + 1))
-        steps = out.steps[0].int().tolist()
-        readout = "".join(
-            "1" if x > 0 else "0" for x in out.logits[0, 0].tolist()[::-1]
-        )
-        bits = batch.bits[0].int().numpy()
-        wait = wait_rounds(bits[:, 0], bits[:, 1])[:-1].tolist()
-        early = sum(n < w for n, w in zip(steps, wait, strict=True))
-        wrong = sum(x != y for x, y in zip(readout, trace.true_sum, strict=True))
-        halting, truth = out.halting[:, 0].tolist(), trace.true_sum
-        pages = [
-            (str(r), act_round_html(bits, steps, halting, readout, truth, wait, r))
-            for r in range(1, len(halting) + 1)
-        ]
-        verdict = (
-            f"got {wrong} of {len(truth)} bits wrong"
-            if wrong
-            else "added the sum right"
-        )
-        note = (
-            f"The model ran {_rounds(len(halting))} and {verdict}; {early} of "
-            f"{len(steps)} positions stopped before their carry could be known. "
-            "Click a round:"
-        )
-        return note, pages
-
-    return _explorer(a, b, build)
+    trace = parallel_add(a, b)
+    _check_width(trace, MAX_BITS // 2)
+    batch = batch_from_strings([(trace.a, trace.b)])
+    out = run_model(model, batch.bits, 2 * (trace.n_bits + 1))
+    steps = out.steps[0].int().tolist()
+    readout = "".join("1" if x > 0 else "0" for x in out.logits[0, 0].tolist()[::-1])
+    bits = batch.bits[0].int().numpy()
+    wait = wait_rounds(bits[:, 0], bits[:, 1])[:-1].tolist()
+    early = sum(n < w for n, w in zip(steps, wait, strict=True))
+    wrong = sum(x != y for x, y in zip(readout, trace.true_sum, strict=True))
+    halting, truth = out.halting[:, 0].tolist(), trace.true_sum
+    pages = [
+        (str(r), act_round_html(bits, steps, halting, readout, truth, wait, r))
+        for r in range(1, len(halting) + 1)
+    ]
+    verdict = (
+        f"got {wrong} of {len(truth)} bits wrong" if wrong else "added the sum right"
+    )
+    note = (
+        f"The model ran {_rounds(len(halting))} and {verdict}; {early} of "
+        f"{len(steps)} positions stopped before their carry could be known. "
+        "Click a round:"
+    )
+    return note, pages
 
 
 def deq_explorer(deq, a: str = "0110111111111101", b: str = "0001000000000011"):

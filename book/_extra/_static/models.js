@@ -262,69 +262,87 @@ function stepWeight(h, total, threshold, last) {
   return { halts, p: halts ? Math.fround(1 - total) : h };
 }
 
-// UniversalTransformer.forward with ACT (recur.act.act_loop): every position runs the
-// shared block until its h_1 + h_2 + ... reaches 1 - eps (or the cap); a halted
-// position keeps its state, which the positions above still read. Returns the readout,
-// the steps N each position ran, its h_r per round (NaN once halted) and the rounds run.
+// The bits with a 0 + 0 position under bit 0 (UniversalTransformer.prepare's floor).
+function withFloor(real, floor) {
+  const n = real.n + floor;
+  const bits = { bitsA: new Uint8Array(n), bitsB: new Uint8Array(n), n };
+  bits.bitsA.set(real.bitsA, floor);
+  bits.bitsB.set(real.bitsB, floor);
+  return bits;
+}
+
+// One round of recur.act.act_loop at every position still running: the block, h_r
+// (Eq. 5 of Graves 2016), p_r (Eqs. 6, 8) and the mixed state (Eq. 9); a halted
+// position keeps its state (UT, Section 2.2), and its keys and values stay as they were.
+// Returns h_r per position (NaN where halted), or null once every position has halted.
+function actRound(w, opt, run, r, cap) {
+  const { n, d, problem, qkv, total, steps, output, scratch } = run;
+  const running = Array.from(total, (t) => t < run.threshold);
+  if (!running.includes(true)) return null;
+  const x = opt.inject ? run.state.map((v, k) => v + problem[k]) : run.state; // + E
+  for (let i = 0; i < n; i++) {
+    if (run.moved[i]) linear(w["block.attn.in_proj_weight"], w["block.attn.in_proj_bias"], x, i * d, d, qkv, i * 3 * d, 3 * d);
+  }
+  const hs = new Float64Array(n).fill(NaN);
+  const next = run.state.slice();
+  const logit = new Float64Array(1);
+  for (let i = 0; i < n; i++) {
+    if (!running[i]) continue;
+    blockAt(w, x, qkv, i, d, opt, scratch.newState, scratch);
+    linear(w["halting.linear.weight"], w["halting.linear.bias"], scratch.newState, 0, d, logit, 0, 1);
+    const h = Math.fround(1 / (1 + Math.exp(-logit[0]))); // Eq. 5
+    const { p } = stepWeight(h, total[i], run.threshold, r === cap - 1);
+    hs[i] = h;
+    total[i] = Math.fround(total[i] + p);
+    steps[i] += 1;
+    for (let k = 0; k < d; k++) {
+      output[i * d + k] += p * scratch.newState[k]; // Eq. 9
+      next[i * d + k] = scratch.newState[k];
+    }
+  }
+  run.state = next;
+  run.moved = running;
+  return hs;
+}
+
+// UniversalTransformer.forward with ACT: every position runs the shared block until its
+// h_1 + h_2 + ... reaches 1 - eps (or the cap). Returns the readout, the steps N each
+// position ran, its h_r per round (NaN once halted) and the rounds run.
 function actForward(spec, a, b, cap) {
   if (!(cap >= 1)) throw new Error(`max_steps must be >= 1, got ${cap}`);
   const w = weights(spec);
   const opt = spec.options;
   const d = w["embed.bias"].length;
   const real = additionBits(a, b);
-  const floor = opt.floor ? 1 : 0; // a 0 + 0 bit under bit 0 that no one reads out
-  const bits = { bitsA: new Uint8Array(real.n + floor), bitsB: new Uint8Array(real.n + floor), n: real.n + floor };
-  bits.bitsA.set(real.bitsA, floor);
-  bits.bitsB.set(real.bitsB, floor);
-  const n = bits.n;
-  const problem = embed(w, "", bits, d);
-  let state = opt.inject ? new Float64Array(n * d) : problem.slice();
-  const output = new Float64Array(n * d);
-  const total = new Float64Array(n); // h_1 + ... so far, in float32 steps
-  const steps = new Int32Array(n);
-  const threshold = Math.fround(1 - opt.act_eps);
+  const floor = opt.floor ? 1 : 0; // a bit under bit 0 that no one reads out
+  const n = real.n + floor;
+  const problem = embed(w, "", withFloor(real, floor), d);
+  const run = {
+    n, d, problem,
+    state: opt.inject ? new Float64Array(n * d) : problem.slice(), // H^0
+    output: new Float64Array(n * d), // the mixed state
+    total: new Float64Array(n), // h_1 + ... so far, in float32 steps
+    steps: new Int32Array(n),
+    threshold: Math.fround(1 - opt.act_eps),
+    qkv: new Float64Array(n * 3 * d), // queries, keys, values of every position
+    moved: Array(n).fill(true), // whose state changed in the last round
+    scratch: { scores: new Float64Array(opt.window + 1), mixed: new Float64Array(d),
+      attended: new Float64Array(d), back: new Float64Array(d), newState: new Float64Array(d),
+      hidden: new Float64Array(w["block.transition.0.bias"].length) }, // reused buffers
+  };
   const halting = [];
-  const qkv = new Float64Array(n * 3 * d); // queries, keys, values of every position
-  const newState = new Float64Array(d);
-  const scratch = { scores: new Float64Array(opt.window + 1), mixed: new Float64Array(d),
-    attended: new Float64Array(d), back: new Float64Array(d),
-    hidden: new Float64Array(w["block.transition.0.bias"].length) }; // reused buffers
-  let moved = Array(n).fill(true); // whose state changed in the last round
   for (let r = 0; r < cap; r++) {
-    const running = Array.from(total, (t) => t < threshold);
-    if (!running.includes(true)) break;
-    const x = opt.inject ? state.map((v, k) => v + problem[k]) : state; // + E
-    for (let i = 0; i < n; i++) { // a halted position's keys and values stay as they were
-      if (moved[i]) linear(w["block.attn.in_proj_weight"], w["block.attn.in_proj_bias"], x, i * d, d, qkv, i * 3 * d, 3 * d);
-    }
-    moved = running;
-    const hs = new Float64Array(n).fill(NaN);
-    const next = state.slice();
-    for (let i = 0; i < n; i++) {
-      if (!running[i]) continue; // halted: its state is copied (UT, Section 2.2)
-      blockAt(w, x, qkv, i, d, opt, newState, scratch);
-      const logit = new Float64Array(1);
-      linear(w["halting.linear.weight"], w["halting.linear.bias"], newState, 0, d, logit, 0, 1);
-      const h = Math.fround(1 / (1 + Math.exp(-logit[0]))); // Eq. 5 of Graves (2016)
-      const { p } = stepWeight(h, total[i], threshold, r === cap - 1);
-      hs[i] = h;
-      total[i] = Math.fround(total[i] + p);
-      steps[i] += 1;
-      for (let k = 0; k < d; k++) {
-        output[i * d + k] += p * newState[k]; // Eq. 9: the mixed state
-        next[i * d + k] = newState[k];
-      }
-    }
-    state = next;
+    const hs = actRound(w, opt, run, r, cap);
+    if (!hs) break;
     halting.push(hs.slice(floor));
   }
   const logits = new Float64Array(n);
-  linearRows(w["readout.weight"], w["readout.bias"], output, n, d, logits);
+  linearRows(w["readout.weight"], w["readout.bias"], run.output, n, d, logits);
   return {
     bits: real,
     logits: logits.slice(floor),
     readout: Uint8Array.from(logits.slice(floor), (v) => (v > 0 ? 1 : 0)),
-    steps: steps.slice(floor),
+    steps: run.steps.slice(floor),
     halting,
   };
 }
