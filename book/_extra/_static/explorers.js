@@ -89,15 +89,55 @@ function learnedVerdict(readouts, truth) {
   return `is first right after ${rounds(right[0])}` + (stays ? " and stays right" : "");
 }
 
+// The loop every model explorer shares (recur.widgets._explorer's update): check the
+// typed pair (bad input: a message, and the last good sum stays), time the model's own
+// run(pair), then describe(pair, out) gives the message's first part and the rounds for
+// the slider (0: no slider); draw(round) shows one round.
+function runExplorer(root, ui, run, describe, draw) {
+  const maxBits = Number(root.dataset.maxBits);
+  let ready = false;
+  const update = () => {
+    let pair;
+    try {
+      pair = checkedPair(ui.a.value, ui.b.value, maxBits);
+    } catch (err) {
+      return warning(ui.message, err.message);
+    }
+    const start = performance.now();
+    const out = run(pair);
+    root.dataset.ms = (performance.now() - start).toFixed(1);
+    const { note, nRounds } = describe(pair, out);
+    ui.message.textContent = `${note}${pair.padded}. Computed in your browser in ` +
+      `${root.dataset.ms} ms.` + (nRounds ? " Drag the slider:" : "");
+    if (nRounds) {
+      ui.round.max = nRounds;
+      ui.round.value = Math.min(Number(ui.round.value), nRounds);
+    }
+    ready = true;
+    draw(Number(ui.round.value));
+  };
+  ui.a.addEventListener("input", update);
+  ui.b.addEventListener("input", update);
+  ui.round.addEventListener("input", () => ready && draw(Number(ui.round.value)));
+  update();
+}
+
 // recur.widgets.learned_explorer in the page: Chapter 2's trained cell, round by round
 // for 2 (n + 1) rounds, beside the exact rule of Chapter 1.
 function mountCellExplorer(root, spec) {
   const colors = JSON.parse(root.dataset.colors);
-  const maxBits = Number(root.dataset.maxBits);
   const ui = explorerParts(root);
   let shown = null;
-  const draw = () => {
-    const r = Number(ui.round.value);
+  const run = (pair) => window.OneMoreRound.cellReadouts(spec, pair.a, pair.b,
+    2 * (pair.a.length + 1)).rounds.map(msbFirst);
+  const describe = (pair, learned) => {
+    const rule = parallelAdd(pair.a, pair.b);
+    const truth = trueSum(rule);
+    shown = { rule, learned, truth };
+    return { nRounds: learned.length, note: `sum ${result(rule)}: the exact rule settles ` +
+      `after ${rounds(roundsToSettle(rule))}; the learned cell ${learnedVerdict(learned, truth)}` };
+  };
+  const draw = (r) => {
     const { rule, learned, truth } = shown;
     const settled = Math.min(r, rule.carries.length - 1);
     const ruleText = String(rule.carries[settled][rule.a.length]) + readout(rule, settled);
@@ -108,32 +148,7 @@ function mountCellExplorer(root, spec) {
       `<p><span style="background:${colors.wrong}">&nbsp;&nbsp;&nbsp;</span> ` +
       "differs from the true sum</p>";
   };
-  const update = () => {
-    let pair;
-    try {
-      pair = checkedPair(ui.a.value, ui.b.value, maxBits);
-    } catch (err) {
-      return warning(ui.message, err.message);
-    }
-    const start = performance.now();
-    const nRounds = 2 * (pair.a.length + 1);
-    const out = window.OneMoreRound.cellReadouts(spec, pair.a, pair.b, nRounds);
-    const learned = out.rounds.map(msbFirst);
-    root.dataset.ms = (performance.now() - start).toFixed(1);
-    const rule = parallelAdd(pair.a, pair.b);
-    const truth = trueSum(rule);
-    shown = { rule, learned, truth };
-    ui.message.textContent = `sum ${result(rule)}: the exact rule settles after ` +
-      `${rounds(roundsToSettle(rule))}; the learned cell ${learnedVerdict(learned, truth)}` +
-      `${pair.padded}. Computed in your browser in ${root.dataset.ms} ms. Drag the slider:`;
-    ui.round.max = nRounds;
-    ui.round.value = Math.min(Number(ui.round.value), nRounds);
-    draw();
-  };
-  ui.a.addEventListener("input", update);
-  ui.b.addEventListener("input", update);
-  ui.round.addEventListener("input", () => shown && draw());
-  update();
+  runExplorer(root, ui, run, describe, draw);
 }
 
 // A cell shaded by a value in [0, 1] (h_r or the running sum), the value as its tooltip.
@@ -172,78 +187,55 @@ function actRoundTable(shown, r, colors, cellStyle) {
 // typed sum, with a cap of 2 (n + 1) rounds.
 function mountActExplorer(root, spec) {
   const colors = JSON.parse(root.dataset.colors);
-  const maxBits = Number(root.dataset.maxBits);
   const cellStyle = root.dataset.cell;
   const ui = explorerParts(root);
   let shown = null;
-  const draw = () => {
-    const r = Number(ui.round.value);
-    ui.roundValue.textContent = `${r} of ${shown.out.halting.length}`;
-    ui.view.innerHTML = actRoundTable(shown, r, colors, cellStyle);
-  };
-  const update = () => {
-    let pair;
-    try {
-      pair = checkedPair(ui.a.value, ui.b.value, maxBits);
-    } catch (err) {
-      return warning(ui.message, err.message);
-    }
-    const start = performance.now();
-    const out = window.OneMoreRound.actForward(spec, pair.a, pair.b, 2 * (pair.a.length + 1));
-    root.dataset.ms = (performance.now() - start).toFixed(1);
+  const run = (pair) =>
+    window.OneMoreRound.actForward(spec, pair.a, pair.b, 2 * (pair.a.length + 1));
+  const describe = (pair, out) => {
     const wait = waitRounds(out.bits.bitsA, out.bits.bitsB);
     const truth = trueSum(parallelAdd(pair.a, pair.b));
     shown = { out, wait, truth, nPositions: out.steps.length };
     const wrong = [...msbFirst(out.readout)].filter((ch, k) => ch !== truth[k]).length;
     const early = Array.from(out.steps).filter((n, i) => n < wait[i]).length;
-    ui.message.textContent = `The model ran ${rounds(out.halting.length)} and ` +
-      (wrong ? `got ${wrong} of ${truth.length} bits wrong` : "added the sum right") +
-      `; ${early} of ${truth.length} positions stopped before their carry could be known` +
-      `${pair.padded}. Computed in your browser in ${root.dataset.ms} ms. Drag the slider:`;
-    ui.round.max = out.halting.length;
-    ui.round.value = Math.min(Number(ui.round.value), out.halting.length);
-    draw();
+    return { nRounds: out.halting.length, note: `The model ran ${rounds(out.halting.length)} ` +
+      "and " + (wrong ? `got ${wrong} of ${truth.length} bits wrong` : "added the sum right") +
+      `; ${early} of ${truth.length} positions stopped before their carry could be known` };
   };
-  ui.a.addEventListener("input", update);
-  ui.b.addEventListener("input", update);
-  ui.round.addEventListener("input", () => shown && draw());
-  update();
+  const draw = (r) => {
+    ui.roundValue.textContent = `${r} of ${shown.out.halting.length}`;
+    ui.view.innerHTML = actRoundTable(shown, r, colors, cellStyle);
+  };
+  runExplorer(root, ui, run, describe, draw);
 }
 
 // recur.widgets.deq_explorer in the page: Chapter 7's DEQ cell iterates from zeros
 // until its state stops moving (cap 2 (n + 1)); the readout at that fixed point.
 function mountDeqExplorer(root, spec) {
   const colors = JSON.parse(root.dataset.colors);
-  const maxBits = Number(root.dataset.maxBits);
   const ui = explorerParts(root);
   root.querySelector(".explore-slider").style.display = "none"; // one answer, no rounds
-  const update = () => {
-    let pair;
-    try {
-      pair = checkedPair(ui.a.value, ui.b.value, maxBits);
-    } catch (err) {
-      return warning(ui.message, err.message);
-    }
-    const start = performance.now();
-    const cap = 2 * (pair.a.length + 1);
-    const out = window.OneMoreRound.deqReadout(spec, pair.a, pair.b, cap);
-    root.dataset.ms = (performance.now() - start).toFixed(1);
+  let fixed = "";
+  let truth = "";
+  const run = (pair) =>
+    window.OneMoreRound.deqReadout(spec, pair.a, pair.b, 2 * (pair.a.length + 1));
+  const describe = (pair, out) => {
     const rule = parallelAdd(pair.a, pair.b);
-    const truth = trueSum(rule);
     const span = longestChainSpan(rule);
-    const fixed = msbFirst(out.readout);
+    truth = trueSum(rule);
+    fixed = msbFirst(out.readout);
     const wrong = [...fixed].filter((ch, k) => ch !== truth[k]).length;
-    ui.message.textContent = `The solver stopped after ${out.nIter} iterations ` +
+    const cap = 2 * (pair.a.length + 1);
+    return { nRounds: 0, note: `The solver stopped after ${out.nIter} iterations ` +
       (out.converged ? "(the state had settled)" : `(the cap, ${cap}: it had not settled)`) +
       `; the longest carry chain is ${span ? span[1] - span[0] : 0}; the readout at the ` +
-      `fixed point ${wrong ? `has ${wrong} wrong bits` : "is the true sum"}${pair.padded}. ` +
-      `Computed in your browser in ${root.dataset.ms} ms.`;
+      `fixed point ${wrong ? `has ${wrong} wrong bits` : "is the true sum"}` };
+  };
+  const draw = () => {
     ui.view.innerHTML = "<table>" + bitRow("fixed point", fixed, truth, colors) +
       bitRow("true sum", truth, truth, colors) + "</table>";
   };
-  ui.a.addEventListener("input", update);
-  ui.b.addEventListener("input", update);
-  update();
+  runExplorer(root, ui, run, describe, draw);
 }
 
 function mountModelExplorer(root, mount) {
