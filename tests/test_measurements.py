@@ -509,3 +509,39 @@ def test_length_table_reads_the_rounds_each_name_asks_for():
     assert row["rounds: half"] == 4 and row["exact: half"] == 0.4
     assert row["rounds: most"] == 9 and row["exact: most"] == 0.9  # 8.55 rounds up
     assert row["longest chain"] == 5 and row["sums"] == 100
+
+
+def test_act_check_by_hand(monkeypatch):
+    """Chapter 6's training check on the scripted ACT model (always right; steps =
+    carry distance + 2, or 1 where no carry comes in): the held-out share is the
+    training row's only when that row covered every held-out pair; long chains all
+    right; exactly 2 steps beyond the carry (positions with a carry only); the budget
+    used on the check's own long chains (seed + 2,000,003) by plain loops, as in the
+    test above."""
+    import recur.ut_experiments as ux
+    from recur.tasks import long_chain_batch
+
+    drawn = []
+    monkeypatch.setattr(
+        ux,
+        "long_chain_batch",
+        lambda *a, **k: drawn.append((a, k)) or long_chain_batch(*a, **k),
+    )
+
+    chains = long_chain_batch(1000, 8, seed=5 + 2_000_003)
+    pairs = _ints(chains.bits)
+    n_rounds = max(d + 2 for a, b in pairs for d in _ripple_distance(a, b, 9))
+    spent = max(
+        sum(k / 100 + i / 1000 for k in range(1, min(w - 1, n_rounds) + 1))
+        for a, b in pairs
+        for i, w in enumerate(_wait(a, b, 9))
+        if w >= 2
+    )
+    row = {"step": 700, "exact": 0.97, "pairs": 10_000}
+    check = ux.act_check(Scripted(act=True, at_zero=1), row, seed=5)
+    assert drawn == [((1000, 8), {"seed": 2_000_008})]  # apart from every test set
+    assert (check.step, check.heldout, check.long_chains) == (700, 0.97, 1.0)
+    assert check.beyond == pytest.approx(2.0)  # positions with a carry only
+    assert check.budget_used == pytest.approx(spent)
+    too_few = ux.act_check(Scripted(act=True), row | {"pairs": 9_999}, seed=5)
+    assert too_few.heldout == 0.0
