@@ -8,19 +8,19 @@ The first recipe (``FIRST_ACT``: sinusoid, no injection, tau = 0.01):
   penalty acts for 1,000 steps after the warm-up (373 s, about 6 minutes, measured
   on a 2-core machine; the one place the book states it);
 - ``warmup``: the ponder cost at full weight from the start vs. ramped up over the
-  first 500 steps, 5 seeds (about 4 minutes);
+  first 500 steps, 5 seeds (about 3 minutes);
 - ``positions``: the sinusoidal position signal, none, randomly shifted while
   training, or a learned relative attention bias instead, 3 seeds, tested on 8 to 24
-  bits (about 15 minutes);
+  bits (about 7 minutes);
 - ``length``: input injection off/on x the three position signals, tau = 0.1, a
   quarter of each batch with long carry chains, 1,500 steps, 3 seeds, tested on 8 to
   64 bits with the cap at 2 (n + 1), on random sums and on sums whose chains span
-  most of the width (about 30 minutes).
+  most of the width (about 12 minutes).
 
 Chapter 6's recipe of issue 10 (``TUNED_ACT``):
 
 - ``recipe``: the recipe and seven variants that each take one piece out, 3 seeds,
-  800 steps each, tested like ``length`` (about 20 minutes);
+  800 steps each, tested like ``length`` (about 14 minutes);
 - ``seeds`` (issue 16): Chapter 6's model (``BOOK_ACT`` with ``train_book_act``'s
   check and restart) against the recipe of issue 10 (``TUNED_ACT``), 20 seeds each,
   tested on 300 random and 100 long-chain sums of 8 to 64 bits drawn with seeds no
@@ -31,12 +31,16 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
 - ``wide`` (issue 16's moonshot): Chapter 6's model (``BOOK_ACT``), seeds 0-19, as in
   ``seeds``, tested on 200 random sums of 8 and of 128 to 1,024 bits and on 100
   long-chain sums up to 256 bits (the moonshot's bar needs them there; cap 2 (n + 1));
-  ``moonshot_counts`` reads it (about 25 minutes on 2 cores with ``--jobs 2``);
+  ``moonshot_counts`` reads it (about 95 minutes with one job beside other work;
+  ``--jobs 2`` runs two seeds at once);
 - ``waiting``: the halting probabilities of positions still waiting for their carry,
   round by round, on long-chain 8- and 32-bit sums, for the recipe, the recipe with
-  the round signal and the recipe without halting noise, 3 seeds (about 8 minutes).
+  the round signal and the recipe without halting noise, 3 seeds (about 5 minutes).
 
-Run: ``make studies`` (all eight, about two and a half hours on 2 cores), or
+The times of ``warmup``, ``positions``, ``length``, ``recipe`` and ``waiting`` were
+measured on a 2-core machine, one torch thread per study, two studies at a time.
+
+Run: ``make studies`` (all eight, about three hours on 2 cores), or
 ``.venv/bin/python benchmarks/act_studies.py [name ...]``. Torch runs
 with the library's thread choice (:func:`recur.device.auto_threads`).
 """

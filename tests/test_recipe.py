@@ -226,3 +226,39 @@ def test_changed_outcomes_by_hand():
     here, there = rows([True, True, False, False]), rows([True, False, True, False])
     counts = ux.changed_outcomes(here, there, "A")
     assert counts == {"here": 2, "there": 2, "changed": 2, "n": 4}  # seeds 1 and 2
+
+
+def _study(runs: dict) -> pd.DataFrame:
+    """An act_runs-shaped table (variant, seed, bits): each run is perfect unless
+    ``runs[(variant, seed)]`` names a change: "chains" (96.9% of long chains at 64
+    bits), "random" (98.9% of random sums at 16) or "late" (0.51 beyond at 8 bits)."""
+    rows = []
+    for (variant, seed), fault in runs.items():
+        table = _table(
+            exact={16: 0.989} if fault == "random" else None,
+            chains={64: 0.969} if fault == "chains" else None,
+            beyond_8=0.51 if fault == "late" else 0.0,
+        )
+        for bits, row in table.iterrows():
+            rows.append(
+                {"variant": variant, "seed": seed, "bits": bits} | row.to_dict()
+            )
+    return pd.DataFrame(rows)
+
+
+def test_runs_that_met_by_hand():
+    first = _study(
+        {("Z", 0): None, ("Z", 1): "chains", ("B", 0): "late", ("B", 1): None}
+    )
+    second = _study(
+        {("Z", 0): "random", ("Z", 1): "chains", ("B", 0): None, ("B", 1): None}
+    )
+    met = ux.met_by_run(first)
+    assert met.to_dict() == {("Z", 0): True, ("Z", 1): False, ("B", 0): False,
+                             ("B", 1): True}  # fmt: skip
+    table = ux.runs_that_met(first, second, ("one", "two"))
+    assert table.index.tolist() == ["Z", "B"]  # the study's order, not sorted
+    assert table["runs in each"].tolist() == [2, 2]
+    assert table["met the bar, one"].tolist() == [1, 1]
+    assert table["met the bar, two"].tolist() == [0, 2]
+    assert table["changed outcome"].tolist() == [1, 1]  # Z seed 0; B seed 0

@@ -694,6 +694,35 @@ def changed_outcomes(table: pd.DataFrame, other: pd.DataFrame, recipe: str) -> d
     }
 
 
+def runs_that_met(
+    table: pd.DataFrame, other: pd.DataFrame, names: tuple[str, str]
+) -> pd.DataFrame:
+    """An :func:`act_runs` study with long chains (``recipe``) run twice with the same
+    seeds, once as ``table`` and once as ``other`` (``names`` say how they differ):
+    per variant, its runs in each, how many met the bar (:func:`act_succeeded`) in
+    each, and how many seeds met it in one and not the other."""
+    first, second = met_by_run(table), met_by_run(other)
+    both = first.index.intersection(second.index)
+    by_variant = {"sort": False, "level": 0}
+    return pd.DataFrame(
+        {
+            "runs in each": first.groupby(**by_variant).size(),
+            f"met the bar, {names[0]}": first.groupby(**by_variant).sum(),
+            f"met the bar, {names[1]}": second.groupby(**by_variant).sum(),
+            "changed outcome": (first[both] != second[both])
+            .groupby(**by_variant)
+            .sum(),
+        }
+    ).astype(int)
+
+
+def met_by_run(table: pd.DataFrame) -> pd.Series:
+    """Of an :func:`act_runs` table with long chains: (variant, seed) -> whether that
+    run met the bar (:func:`act_succeeded`) at the widths it was tested on."""
+    runs = table.groupby(["variant", "seed"], sort=False)
+    return runs.apply(lambda run: act_succeeded(run.set_index("bits")))
+
+
 def models_trained(table: pd.DataFrame) -> int:
     """How many models a study trained, from the table it wrote: one per (setting,
     seed), the setting being the table's first column; where a ``runs`` column
