@@ -82,7 +82,7 @@ MEASUREMENTS = {
     "ponder_vs_distance": (_act_ut, lambda m: ux.ponder_vs_distance(m, BATCH, 6)),
     "act_length_table": (
         _act_ut,
-        lambda m: ux.act_length_table(m, [4, 6], 8, 6, long_chains=4),
+        lambda m: ux.act_length_table(m, [4, 6], 8, 6, long_chains=4, kill_waits=True),
     ),
     "act_check": (_act_ut, lambda m: ux.act_check(m, ROW, seed=0).budget_used),
     "halting_used_while_waiting": (

@@ -10,7 +10,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recur.carry import longest_carry_chain
+from recur.carry import longest_carry_chain, wait_rounds
 from recur.device import pick_device, seed_everything
 from recur.experiments import (
     ablation_summary,
@@ -82,6 +82,24 @@ def test_chain_batch_has_exactly_the_asked_chain(length):
     assert longest_carry_chain(a, b) == length
 
 
+def test_chain_batch_kills_plant_a_wait_with_no_carry():
+    """kill_share=1, a run of the full width: bit 0 is 0 + 0 and every bit above it
+    propagates, so nothing carries (the sum is a xor b) and the top bit waits 7 rounds
+    (1 plus the 6 propagating bits below it, bit 0 stops the run)."""
+    batch = chain_batch(20, 8, 8, seed=0, kill_share=1.0)
+    a, b = batch.bits[:, :8, 0], batch.bits[:, :8, 1]  # (B, 8): the operands
+    assert torch.all(a[:, 0] + b[:, 0] == 0) and torch.all(a[:, 1:] + b[:, 1:] == 1)
+    assert torch.all(batch.distance == 0)
+    assert torch.equal(batch.target[:, :8], (a + b) % 2)
+    wait = wait_rounds(a.long().numpy(), b.long().numpy())  # (B, 9)
+    assert (wait[:, 7] == 7).all()
+    half = chain_batch(400, 8, 8, seed=1, kill_share=0.5)
+    no_carry = float((half.distance.max(dim=1).values == 0).float().mean())
+    assert 0.4 < no_carry < 0.6  # rows drawn one by one, half of them kills
+    assert torch.equal(chain_batch(9, 8, 5, seed=2, kill_share=0.0).bits,
+                       chain_batch(9, 8, 5, seed=2).bits)  # fmt: skip
+
+
 def test_batch_from_strings_matches_carry_module():
     batch = batch_from_strings([("0111", "0001"), ("1", "1")])
     assert batch.target[0].tolist() == [0, 0, 0, 1, 0]
@@ -96,6 +114,8 @@ def test_batch_from_strings_matches_carry_module():
         (lambda: random_batch(4, 0), "n_bits"),
         (lambda: random_batch(4, 8, min_bits=9), "min_bits"),
         (lambda: chain_batch(4, 8, 9), "chain_length"),
+        (lambda: chain_batch(4, 8, 3, kill_share=1.5), "kill_share"),
+        (lambda: TrainConfig(chain_kill_share=-0.1).check(), "chain_kill_share"),
         (lambda: batch_from_strings([]), "empty"),
         (lambda: batch_from_strings([("10", "2")]), "not binary"),
     ],
@@ -404,3 +424,18 @@ def test_the_static_page_gets_no_progress_bar(monkeypatch, capsys):
     monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
     train(LocalCell(), cfg)
     assert "training" not in capsys.readouterr().err
+
+
+def test_training_batches_pass_the_kill_share_on(monkeypatch):
+    import recur.train as train_module
+
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("kill_share"))
+        return chain_batch(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "chain_batch", spy)
+    cfg = TrainConfig(batch_size=8, chain_share=0.5, chain_kill_share=0.25)
+    batch = train_module._training_batch(cfg, torch.Generator().manual_seed(0))
+    assert seen == [0.25] and batch.bits.shape[0] == 8

@@ -262,3 +262,39 @@ def test_runs_that_met_by_hand():
     assert table["met the bar, one"].tolist() == [1, 1]
     assert table["met the bar, two"].tolist() == [0, 2]
     assert table["changed outcome"].tolist() == [1, 1]  # Z seed 0; B seed 0
+
+
+def test_robust_words_by_hand():
+    assert ux.robust_words(19, 20).startswith("meets")
+    assert ux.robust_words(20, 20).startswith("meets")
+    assert ux.robust_words(18, 20).startswith("falls short of")
+    assert ux.robust_words(10, 10).startswith("meets")
+    assert ux.robust_words(9, 10).startswith("falls short of")  # 90% < 95%
+    with pytest.raises(ValueError, match="n must be"):
+        ux.robust_words(0, 0)
+
+
+def test_waits_counts_by_hand():
+    rows = [
+        ("A", 0, 8, 1.0), ("A", 0, 64, 0.97),  # just at the bar: counts
+        ("A", 1, 8, 1.0), ("A", 1, 64, 0.969),  # below it at 64 bits
+        ("B", 0, 8, 0.0), ("B", 0, 64, 1.0),  # below it at 8 bits
+    ]  # fmt: skip
+    table = pd.DataFrame(rows, columns=["recipe", "seed", "bits", ux.KILL_WAITS])
+    assert ux.waits_counts(table) == {"A": 1, "B": 0}
+
+
+def test_failure_words_by_hand():
+    none = {"n": 0, "checked": 0, "chains": 0}
+    assert ux.failure_words(none) == "No run fell short."
+    one = {"n": 1, "checked": 1, "chains": 0}
+    assert ux.failure_words(one) == (
+        "One run fell short; it had passed the check on 8-bit sums, and it did not "
+        "fall short on the long-chain sums."
+    )
+    other = {"n": 1, "checked": 0, "chains": 1}
+    assert "it had not passed" in ux.failure_words(other)
+    assert "it did fall short" in ux.failure_words(other)
+    assert ux.failure_words({"n": 3, "checked": 2, "chains": 1}).startswith(
+        "3 runs fell short: 2 of them"
+    )

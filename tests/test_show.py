@@ -79,3 +79,11 @@ def test_the_library_imports_without_ipython():
         [sys.executable, "-c", code], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_count_words_by_hand():
+    from recur.show import count_words
+
+    assert count_words(14, 13) == "more than"
+    assert count_words(12, 13) == "fewer than"
+    assert count_words(13, 13) == "as many as"

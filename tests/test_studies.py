@@ -60,6 +60,8 @@ def test_every_data_file_has_a_writer():
     writers |= {"act_seeds_other_cpu"}
     # act_studies.py recipe at b9a2dae, before local windows ran banded attention
     writers |= {"act_recipe_masked"}
+    # act_studies.py seeds before BOOK_ACT trained on kill-ended waits (Chapter 6)
+    writers |= {"act_seeds_no_kills"}
     assert files <= writers
 
 

@@ -566,3 +566,40 @@ def test_the_static_model_explorers_write_their_model_next_to_the_page(
     with pytest.raises(ValueError, match=f"up to {limit} bits"):
         explorer(LocalCell(), "1" * (limit + 1), "1")
     assert written == [name]  # nothing written for bad input
+
+
+def test_seed_spread_draws_each_seed_and_marks_the_misses():
+    import pandas as pd
+
+    from recur.plots_seeds import plot_seed_spread
+    from recur.style import PALETTE
+
+    rows = [  # recipe, seed, exact, long chains, no-carry waits, success
+        ("A", 0, 1.0, 1.0, 1.0, True), ("A", 1, 0.98, 1.0, 0.5, False),
+        ("A", 2, 1.0, 0.9, 1.0, False), ("B", 0, 1.0, 1.0, 0.0, True),
+    ]  # fmt: skip
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "recipe",
+            "seed",
+            "exact",
+            "exact, long chains",
+            "exact, long waits without a carry",
+            "success",
+        ],
+    )
+    table["bits"], table["halted before the carry"] = 64, 0.0
+    table["halted before the carry, long chains"] = [0.0, 0.1, 0.2, 0.5]
+    fig = plot_seed_spread(table)
+    top_a, top_b, low_a, _ = fig.axes
+    assert top_a.get_title() == "A: 1 of 3 seeds met the bar"
+    assert top_b.get_title() == "B: 1 of 1 seeds met the bar"
+    waits = [
+        line for line in top_a.lines if line.get_label().startswith("exact, long w")
+    ]
+    assert list(waits[0].get_ydata()) == [1.0, 0.5, 1.0]  # by seed
+    colors = [label.get_color() for label in low_a.get_xticklabels()]
+    assert colors == ["black", PALETTE[1], PALETTE[1]]  # the two misses in red
+    without = plot_seed_spread(table.drop(columns="exact, long waits without a carry"))
+    assert not any("waits" in line.get_label() for line in without.axes[0].lines)

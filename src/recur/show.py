@@ -126,6 +126,14 @@ def chapter_seconds(stem: str, path="data/bench.jsonl") -> float:
     return float(row["value"].iloc[0])
 
 
+def count_words(count: int, other: int) -> str:
+    """How ``count`` compares with ``other``, for a sentence: "more than", "fewer
+    than" or "as many as"."""
+    if count > other:
+        return "more than"
+    return "fewer than" if count < other else "as many as"
+
+
 def share_words(share: float, every: str, some: str) -> str:
     """Words for a measured share at its limit and below it (issue 19: "is at least
     100.0%" read oddly): ``every`` when it is 1, else ``some`` with ``{}`` filled by

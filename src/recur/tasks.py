@@ -112,7 +112,11 @@ def random_batch(
 
 
 def chain_batch(
-    batch_size: int, n_bits: int, chain_length: int, seed: Seed = 0
+    batch_size: int,
+    n_bits: int,
+    chain_length: int,
+    seed: Seed = 0,
+    kill_share: float = 0.0,
 ) -> AdditionBatch:
     """Random ``n_bits``-bit sums whose longest carry chain is exactly ``chain_length``.
 
@@ -120,6 +124,10 @@ def chain_batch(
     0+1), uniformly among the kinds that keep every chain at most ``chain_length``
     long; one chain of exactly that length is planted at a random place. (A simple
     sampler, not the distribution of random pairs conditioned on their chain length.)
+
+    With ``kill_share``, that share of the rows (drawn row by row) gets a kill (0+0)
+    instead of the generate at the bottom of the planted run: the bits above it then
+    wait as long for their carry-in, and it is 0. Those rows' longest chain is shorter.
     """
     _check_size(batch_size, n_bits)
     if not 0 <= chain_length <= n_bits:
@@ -130,7 +138,10 @@ def chain_batch(
     kind = np.zeros(
         (batch_size, n_bits), dtype=np.int8
     )  # 0 kill, 1 generate, 2 propagate
+    if not 0 <= kill_share <= 1:
+        raise ValueError(f"kill_share must be in [0, 1], got {kill_share}")
     start = rng.integers(0, n_bits - chain_length + 1, batch_size)  # (B,)
+    bottom = np.where(rng.random(batch_size) < kill_share, 0, 1) if kill_share else 1
     run = np.zeros(
         batch_size, dtype=np.int64
     )  # distance of the carry into the current bit
@@ -141,7 +152,7 @@ def chain_batch(
         if chain_length == 0:  # no carry may be generated anywhere
             choice = np.where(choice == 1, 0, choice)
         choice = np.where((choice == 2) & ~may_prop, 0, choice)
-        choice = np.where(planted, np.where(i == start, 1, 2), choice)
+        choice = np.where(planted, np.where(i == start, bottom, 2), choice)
         kind[:, i] = choice
         run = np.where(choice == 1, 1, np.where((choice == 2) & (run > 0), run + 1, 0))
     flip = rng.integers(0, 2, (batch_size, n_bits))  # which operand holds a propagate 1
@@ -165,16 +176,21 @@ def concat_batches(*batches: AdditionBatch) -> AdditionBatch:
     )
 
 
-def long_chain_batch(n_sums: int, n_bits: int, seed: int = 0) -> AdditionBatch:
+def long_chain_batch(
+    n_sums: int, n_bits: int, seed: int = 0, kill_share: float = 0.0
+) -> AdditionBatch:
     """``n_bits``-bit sums whose longest carry chain spans most of the width: equal
-    shares with chains of n/2, 3n/4 and n bits (fewer kinds at tiny widths)."""
+    shares with chains of n/2, 3n/4 and n bits (fewer kinds at tiny widths). With
+    ``kill_share`` (:func:`chain_batch`), that share of them has a kill instead of the
+    generate at the bottom of the planted run: a wait as long, with no carry at its
+    end."""
     lengths = sorted({max(1, n_bits // 2), max(1, 3 * n_bits // 4), n_bits})
     shares = [
         n_sums // len(lengths) + (k < n_sums % len(lengths))
         for k in range(len(lengths))
     ]
     parts = [
-        chain_batch(share, n_bits, length, seed=seed + length)
+        chain_batch(share, n_bits, length, seed=seed + length, kill_share=kill_share)
         for length, share in zip(lengths, shares, strict=True)
         if share
     ]

@@ -39,6 +39,7 @@ class TrainConfig:
     min_bits: int = 1  # training widths are drawn from min_bits..max_bits
     max_bits: int = 8
     chain_share: float = 0.0  # share of each batch drawn by chain_batch
+    chain_kill_share: float = 0.0  # of those, the share with no carry (a kill below)
     n_rounds: int | None = None  # default max_bits + 1: enough for any carry chain
     max_rounds: int | None = None  # if set, each step runs n_rounds..max_rounds rounds
     loss_window: int = 1  # the loss reads the last loss_window rounds of each run
@@ -78,6 +79,9 @@ class TrainConfig:
             )
         if not 0 <= self.chain_share <= 1:
             raise ValueError(f"chain_share must be in [0, 1], got {self.chain_share}")
+        if not 0 <= self.chain_kill_share <= 1:
+            share = self.chain_kill_share
+            raise ValueError(f"chain_kill_share must be in [0, 1], got {share}")
         if not 1 <= self.loss_window <= self.rounds():
             raise ValueError(
                 f"loss_window must be in 1..{self.rounds()}, got {self.loss_window}"
@@ -242,7 +246,8 @@ def _training_batch(cfg: TrainConfig, gen: torch.Generator) -> AdditionBatch:
     if n_chain == 0:
         return batch
     length = int(torch.randint(1, cfg.max_bits + 1, (1,), generator=gen))
-    chains = chain_batch(n_chain, cfg.max_bits, length, seed=gen)
+    kills = cfg.chain_kill_share
+    chains = chain_batch(n_chain, cfg.max_bits, length, seed=gen, kill_share=kills)
     return concat_batches(batch.part(0, cfg.batch_size - n_chain), chains)
 
 

@@ -55,7 +55,10 @@ TUNED_ACT = FIRST_ACT | {
 # TUNED_ACT: while training, each position skips each round with chance 1/4 (it keeps
 # its state), so the round count no longer tells when a carry arrives; a cap of 16
 # rounds while training (the pauses make chains slower); the step size falls to 0 over
-# 1,200 steps (cosine); and a check on sums of at most 8 bits (``act_check``) every 100
+# 1,200 steps (cosine); half of the long-chain training sums have a kill (0+0) at the
+# bottom of the planted run instead of a generate, so that a long wait says nothing
+# about whether a carry comes (without them the models learned to stop waiting and
+# guess "carry"); and a check on sums of at most 8 bits (``act_check``) every 100
 # steps from step 600, which keeps the best checkpoint, stops once one passes and
 # starts again from a new seed if none does.
 BOOK_ACT = TUNED_ACT | {
@@ -64,6 +67,7 @@ BOOK_ACT = TUNED_ACT | {
     "lr_decay": "cosine",
     "n_steps": 1200,
     "eval_every": 100,
+    "chain_kill_share": 0.5,
 }
 
 
@@ -362,6 +366,7 @@ def act_length_table(
     max_steps: int | Callable[[int], int],
     seed: int = 0,
     long_chains: int = 0,
+    kill_waits: bool = False,
 ) -> pd.DataFrame:
     """Exact match and ponder on ``n_sums`` random sums of each width (seeded by
     ``seed + width``) at a step cap (a number, or a function of the width): mean and
@@ -369,7 +374,11 @@ def act_length_table(
     (with a local window of one, d steps are the fewest that can be right), and the
     longest carry chain in the sample. With ``long_chains``, also the exact match on
     that many sums whose chains span most of the width (:func:`long_chain_batch`) and
-    the share of their positions that halted before the carry."""
+    the share of their positions that halted before the carry. With ``kill_waits``
+    too, the exact match on as many sums with runs as long that end in a kill (0+0),
+    so that no carry comes (``long_chain_batch(..., kill_share=1)``, seeded
+    ``seed + 1,000,000 + width``): a model that stops waiting and guesses "carry" gets
+    the long chains right and these wrong."""
     rows = []
     for n_bits in widths:
         cap = max_steps(n_bits) if callable(max_steps) else max_steps
@@ -379,6 +388,8 @@ def act_length_table(
         row = {"bits": n_bits, "cap": cap, "exact": float(right.mean())}
         if long_chains:
             row |= _long_chain_columns(model, long_chains, n_bits, cap, seed)
+        if long_chains and kill_waits:
+            row |= _kill_wait_column(model, long_chains, n_bits, cap, seed)
         rows.append(
             row
             | {
@@ -403,6 +414,18 @@ def _long_chain_columns(model, n_sums: int, n_bits: int, cap: int, seed: int) ->
         "exact, long chains": float(right.mean()),
         "halted before the carry, long chains": _halted_early(steps, hard),
     }
+
+
+KILL_WAITS = "exact, long waits without a carry"
+
+
+def _kill_wait_column(model, n_sums: int, n_bits: int, cap: int, seed: int) -> dict:
+    """:func:`act_length_table`'s column for long waits that end with no carry."""
+    waits = long_chain_batch(
+        n_sums, n_bits, seed=seed + 1_000_000 + n_bits, kill_share=1
+    )
+    _, right = ponder_by_position(model, waits, cap)
+    return {KILL_WAITS: float(right.mean())}
 
 
 def _halted_early(steps: np.ndarray, batch: AdditionBatch) -> float:
@@ -579,9 +602,11 @@ def _seed_rows(job: tuple) -> list[dict]:
     recipe, seed, widths, n_sums, long_chains, sums_seed, overrides = job
     overrides = dict(overrides)  # shared by every task of the study: leave it whole
     chains_up_to = overrides.pop("long_chains_up_to", max(widths))
+    kills = overrides.pop("kill_waits", False)  # a column for kill-ended waits too
     model, seconds, attempts, checked = train_recipe(recipe, seed, **overrides)
+    cap = twice_width_plus_one
     tables = [
-        act_length_table(model, part, n_sums, twice_width_plus_one, sums_seed, chains)
+        act_length_table(model, part, n_sums, cap, sums_seed, chains, kill_waits=kills)
         for part, chains in (
             ([w for w in widths if w <= chains_up_to], long_chains),
             ([w for w in widths if w > chains_up_to], 0),
@@ -592,6 +617,7 @@ def _seed_rows(job: tuple) -> list[dict]:
     success = act_succeeded(table) if 8 in table.index else False
     columns = ["exact", "exact, long chains", "halted before the carry"]
     columns += ["halted before the carry, long chains", "steps beyond the carry"]
+    columns += [KILL_WAITS] if kills else []
     return [
         {"recipe": recipe, "seed": seed, "bits": n_bits}
         | row[columns].to_dict()
@@ -629,6 +655,18 @@ def seed_runs(
     return pd.DataFrame([row for rows in results for row in rows])
 
 
+ROBUST = 19 / 20  # the share of seeds a result must hold for, in this book
+
+
+def robust_words(met: int, n: int) -> str:
+    """Whether ``met`` of ``n`` seeds is what this book asks of a result: words for
+    a page, derived from the count."""
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    verdict = "meets" if met >= ROBUST * n else "falls short of"
+    return f"{verdict} what this book asks of a result, 19 seeds in 20"
+
+
 def seed_counts(table: pd.DataFrame, recipe: str) -> dict:
     """From a :func:`seed_runs` table, one recipe's runs: how many met the bar
     (``met``), of how many, the median and slowest training seconds, and how many
@@ -641,6 +679,15 @@ def seed_counts(table: pd.DataFrame, recipe: str) -> dict:
         "slowest": float(runs["train seconds"].max()),
         "restarted": int((runs["runs"] > 1).sum()),
     }
+
+
+def waits_counts(table: pd.DataFrame) -> dict:
+    """From a :func:`seed_runs` table with ``kill_waits``: per recipe, how many seeds
+    added at least the bar's share of long-chain sums (:data:`SUCCESS`) of the long
+    waits that end with no carry, at every width where they were measured."""
+    waits = table.groupby(["recipe", "seed"], sort=False)[KILL_WAITS].min()  # (runs,)
+    met = waits >= SUCCESS["exact, long chains"]
+    return {recipe: int(m.sum()) for recipe, m in met.groupby(level=0, sort=False)}
 
 
 def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
@@ -662,6 +709,26 @@ def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
             (failed["halted before the carry, long chains"] > 0).sum()
         ),
     }
+
+
+def failure_words(counts: dict) -> str:
+    """A sentence for a page from :func:`failure_counts`: how many runs fell short,
+    how many of those had passed their 8-bit check and how many fell short on the
+    long chains."""
+    n = counts["n"]
+    if n == 0:
+        return "No run fell short."
+    if n == 1:
+        check = "had passed" if counts["checked"] else "had not passed"
+        chains = "" if counts["chains"] else " not"
+        return (
+            f"One run fell short; it {check} the check on 8-bit sums, and it "
+            f"did{chains} fall short on the long-chain sums."
+        )
+    return (
+        f"{n} runs fell short: {counts['checked']} of them had passed the check on "
+        f"8-bit sums, and {counts['chains']} fell short on the long-chain sums."
+    )
 
 
 def _runs_at(table: pd.DataFrame, recipe: str, n_bits: int) -> pd.DataFrame:
