@@ -28,6 +28,7 @@ import torch.nn.functional as F
 
 from recur.act import HaltingUnit
 from recur.shared import Unroll
+from recur.show import more_word
 from recur.train import TrainConfig, TrainResult, train
 from recur.ut import UniversalTransformer
 
@@ -270,12 +271,8 @@ def comparison_words(values: dict) -> dict:
     """Words for Chapter 7's comparison, from :func:`study_values`: whether PonderNet
     kept more or fewer of the random and the long-chain 64-bit sums than ACT (worst
     seed each), and how fast its steps grow with the carry distance beside ACT's."""
-
-    def more(a: float, b: float) -> str:
-        return "more" if a > b else "fewer" if a < b else "as many"
-
     return {
-        "x_64": more(values["PonderNet_x_64"], values["ACT_x_64"]),
-        "lc_64": more(values["PonderNet_lc_64"], values["ACT_lc_64"]),
+        "x_64": more_word(values["PonderNet_x_64"], values["ACT_x_64"]),
+        "lc_64": more_word(values["PonderNet_lc_64"], values["ACT_lc_64"]),
         "rate": values["PonderNet_slope"] / values["ACT_slope"],
     }

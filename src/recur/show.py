@@ -126,12 +126,15 @@ def chapter_seconds(stem: str, path="data/bench.jsonl") -> float:
     return float(row["value"].iloc[0])
 
 
+def more_word(count: float, other: float) -> str:
+    """How ``count`` compares with ``other``: "more", "fewer" or "as many"."""
+    return "more" if count > other else "fewer" if count < other else "as many"
+
+
 def count_words(count: int, other: int) -> str:
-    """How ``count`` compares with ``other``, for a sentence: "more than", "fewer
-    than" or "as many as"."""
-    if count > other:
-        return "more than"
-    return "fewer than" if count < other else "as many as"
+    """:func:`more_word` for a sentence: "more than", "fewer than" or "as many as"."""
+    word = more_word(count, other)
+    return f"{word} {'as' if word == 'as many' else 'than'}"
 
 
 def share_words(share: float, every: str, some: str) -> str:

@@ -655,7 +655,7 @@ def seed_runs(
     return pd.DataFrame([row for rows in results for row in rows])
 
 
-ROBUST = 19 / 20  # the share of seeds a result must hold for, in this book
+ROBUST = (19, 20)  # a result must hold for 19 seeds in 20, in this book
 
 
 def robust_words(met: int, n: int) -> str:
@@ -663,8 +663,9 @@ def robust_words(met: int, n: int) -> str:
     a page, derived from the count."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
-    verdict = "meets" if met >= ROBUST * n else "falls short of"
-    return f"{verdict} what this book asks of a result, 19 seeds in 20"
+    needed, out_of = ROBUST
+    verdict = "meets" if met * out_of >= needed * n else "falls short of"
+    return f"{verdict} what this book asks of a result, {needed} seeds in {out_of}"
 
 
 def seed_counts(table: pd.DataFrame, recipe: str) -> dict:
@@ -752,13 +753,19 @@ def changed_outcomes(table: pd.DataFrame, other: pd.DataFrame, recipe: str) -> d
         t[t["recipe"] == recipe].groupby("seed")["success"].first().astype(bool)
         for t in (table, other)
     ]
-    both = met[0].index.intersection(met[1].index)
+    changed = _changed(*met)
     return {
         "here": int(met[0].sum()),
         "there": int(met[1].sum()),
-        "changed": int((met[0][both] != met[1][both]).sum()),
-        "n": len(both),
+        "changed": int(changed.sum()),
+        "n": len(changed),
     }
+
+
+def _changed(first: pd.Series, second: pd.Series) -> pd.Series:
+    """Per run in both: True where it met the bar in one and not the other."""
+    both = first.index.intersection(second.index)
+    return first[both] != second[both]
 
 
 def runs_that_met(
@@ -769,16 +776,13 @@ def runs_that_met(
     per variant, its runs in each, how many met the bar (:func:`act_succeeded`) in
     each, and how many seeds met it in one and not the other."""
     first, second = met_by_run(table), met_by_run(other)
-    both = first.index.intersection(second.index)
     by_variant = {"sort": False, "level": 0}
     return pd.DataFrame(
         {
             "runs in each": first.groupby(**by_variant).size(),
             f"met the bar, {names[0]}": first.groupby(**by_variant).sum(),
             f"met the bar, {names[1]}": second.groupby(**by_variant).sum(),
-            "changed outcome": (first[both] != second[both])
-            .groupby(**by_variant)
-            .sum(),
+            "changed outcome": _changed(first, second).groupby(**by_variant).sum(),
         }
     ).astype(int)
 
