@@ -29,7 +29,7 @@ from recur.export import model_spec, write_model_script
 from recur.shared import LocalCell
 from recur.tasks import random_batch
 from recur.train import TrainConfig, evaluate, run_model, seconds_per_step, train
-from recur.ut import UniversalTransformer, UTBlock
+from recur.ut import UniversalTransformer, UTBlock, holding
 from recur.widgets import act_explorer, deq_explorer, learned_explorer
 
 BATCH = random_batch(6, 5, seed=0)
@@ -61,6 +61,15 @@ def _ut_round(block):
     return costs.ut_round(block, x.to(device), "banded local").detach().cpu()
 
 
+def _held_run(model):
+    """The model under ``holding``, the holds built on the model's device as a caller
+    must."""
+    until = torch.zeros(BATCH.bits.shape[:2], dtype=torch.long)  # (B, n)
+    until[:, 2] = 3
+    with holding(model, until.to(next(model.parameters()).device)):
+        return run_model(model, BATCH.bits, 6).logits
+
+
 ROW = {"step": 5, "exact": 1.0, "pairs": 10_000}
 
 
@@ -85,6 +94,8 @@ MEASUREMENTS = {
         lambda m: ux.act_length_table(m, [4, 6], 8, 6, long_chains=4, kill_waits=True),
     ),
     "act_check": (_act_ut, lambda m: ux.act_check(m, ROW, seed=0).budget_used),
+    "delayed_right": (_act_ut, lambda m: ux.delayed_right(m, BATCH, 3)),
+    "holding": (_act_ut, _held_run),
     "halting_used_while_waiting": (
         _act_ut,
         lambda m: ux.halting_used_while_waiting(m, BATCH, 6),

@@ -511,6 +511,52 @@ def test_length_table_reads_the_rounds_each_name_asks_for():
     assert row["longest chain"] == 5 and row["sums"] == 100
 
 
+def test_the_check_keeps_the_worse_beyond_of_long_chains_and_random_sums(monkeypatch):
+    """The check's steps beyond the carry: the larger of its long chains' and of
+    1,000 random 8-bit sums' (seeded seed + 4,000,037), as the bar measures it on
+    random sums."""
+    import recur.ut_experiments as ux
+
+    drawn, real = [], ux.random_batch
+    monkeypatch.setattr(
+        ux, "random_batch", lambda *a, **k: drawn.append((a, k)) or real(*a, **k)
+    )
+    beyond = iter([0.1, 0.7])  # long chains first, then the random sums
+    monkeypatch.setattr(ux, "_beyond_the_carry", lambda steps, batch: next(beyond))
+    row = {"step": 700, "exact": 1.0, "pairs": 10_000}
+    check = ux.act_check(Scripted(act=True), row, seed=5)
+    assert drawn == [((1000, 8), {"seed": 4_000_042})]
+    assert check.beyond == 0.7
+
+
+def test_delayed_carries_hold_each_runs_lowest_waiting_position(monkeypatch):
+    """``delayed_right`` holds, for ``delay`` rounds, each position whose carry-in is
+    known in round 2. By hand: bit kinds from bit 0 up kill, propagate, propagate,
+    generate, propagate x3, kill; positions 2 and 5 wait two rounds (3 and 6 with the
+    floor bit below bit 0); the cap is 2(8 + 1) + delay for these 8-bit sums."""
+    import recur.ut_experiments as ux
+    from recur.tasks import batch_from_strings
+
+    seen, caps = [], []
+    real_holding, real_run = ux.holding, ux.run_model
+    monkeypatch.setattr(
+        ux, "holding", lambda m, until: seen.append(until) or real_holding(m, until)
+    )
+    monkeypatch.setattr(
+        ux, "run_model", lambda m, bits, cap: caps.append(cap) or real_run(m, bits, cap)
+    )
+    batch = batch_from_strings([("00111010", "01001100")])  # MSB first
+    for floor, places in [(False, [2, 5]), (True, [3, 6])]:
+        model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1,
+                                     act=True, floor=floor)  # fmt: skip
+        right, steps = ux.delayed_right(model, batch, 5)
+        expected = torch.zeros(1, 9 + floor, dtype=torch.long)
+        expected[0, places] = 5
+        assert torch.equal(seen[-1], expected)
+        assert right.shape == (1,) and steps.shape == (1, 9)
+    assert caps == [18 + 5, 18 + 5]
+
+
 def test_act_check_by_hand(monkeypatch):
     """Chapter 6's training check on the scripted ACT model (always right; steps =
     carry distance + 2, or 1 where no carry comes in): the held-out share is the
@@ -539,9 +585,13 @@ def test_act_check_by_hand(monkeypatch):
     )
     row = {"step": 700, "exact": 0.97, "pairs": 10_000}
     check = ux.act_check(Scripted(act=True, at_zero=1), row, seed=5)
-    assert drawn == [((1000, 8), {"seed": 2_000_008})]  # apart from every test set
+    assert drawn == [  # apart from every test set
+        ((1000, 8), {"seed": 2_000_008}),
+        ((1000, 8), {"seed": 3_000_022, "kill_share": 0.5}),
+    ]
     assert (check.step, check.heldout, check.long_chains) == (700, 0.97, 1.0)
     assert check.beyond == pytest.approx(2.0)  # positions with a carry only
     assert check.budget_used == pytest.approx(spent)
+    assert check.delayed == 1.0  # the scripted model ignores holds: always right
     too_few = ux.act_check(Scripted(act=True), row | {"pairs": 9_999}, seed=5)
     assert too_few.heldout == 0.0

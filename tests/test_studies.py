@@ -62,6 +62,8 @@ def test_every_data_file_has_a_writer():
     writers |= {"act_recipe_masked"}
     # act_studies.py seeds before BOOK_ACT trained on kill-ended waits (Chapter 6)
     writers |= {"act_seeds_no_kills"}
+    # act_studies.py seeds before act_check held carries back (Chapter 6)
+    writers |= {"act_seeds_no_delay"}
     assert files <= writers
 
 

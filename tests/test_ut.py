@@ -13,6 +13,7 @@ from recur.ut import (
     MAX_OFFSET,
     UniversalTransformer,
     count_parameters,
+    holding,
     local_mask,
     sinusoid,
 )
@@ -305,6 +306,32 @@ def test_pauses_keep_a_position_state_in_training_only():
     assert not (model.step(state, 0) == state).all(dim=-1).any()
     with pytest.raises(ValueError, match="pause"):
         UniversalTransformer(pause=1.0)
+
+
+def test_a_held_position_keeps_its_first_round_state_for_its_rounds():
+    """Under ``holding``, a position given last round r keeps the state of its first
+    round (r = 0) through round r and moves again after it; no other position is
+    held, in eval mode as in training; after the block nothing is."""
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, inject=True)
+    bits = random_batch(3, 5, seed=2).bits
+    until = torch.zeros(3, 6, dtype=torch.long)  # 5 bits and the carry-out bit
+    until[0, 2], until[2, 4] = 3, 1  # held through round 3, through round 1
+    for mode in (model.eval, model.train):
+        mode()
+        with holding(model, until):
+            state, step, _ = model.prepare(bits, 8)
+            states = [state]
+            for r in range(6):
+                states.append(step(states[-1], r))  # states[r + 1]: H after round r
+        for b, i, last in [(0, 2, 3), (2, 4, 1)]:
+            assert not torch.equal(states[1][b, i], states[0][b, i])  # round 0 ran
+            for r in range(1, last + 1):
+                assert torch.equal(states[r + 1][b, i], states[1][b, i])
+            assert not torch.equal(states[last + 2][b, i], states[1][b, i])
+        free = until == 0  # (B, n)
+        assert not (states[2][free] == states[1][free]).all(dim=-1).any()
+    assert model.held_until is None
 
 
 def test_cached_masks_and_tables_come_back_as_copies():

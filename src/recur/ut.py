@@ -31,6 +31,7 @@ round.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import torch
@@ -167,6 +168,20 @@ def _check_options(
         raise ValueError(f"pause must be in [0, 1), got {pause}")
 
 
+@contextlib.contextmanager
+def holding(model: UniversalTransformer, held_until: torch.Tensor):
+    """Within the block, ``model`` holds positions: ``held_until`` (B, n) gives the last
+    round r (counted from 0) through which each keeps the state of its first round
+    (0: never held), on the positions the model runs (with the floor bit, one more
+    below bit 0). A carry that must pass a held position arrives that much later, so
+    a check can make the positions above it wait as long as in a much wider sum."""
+    model.held_until = held_until
+    try:
+        yield model
+    finally:
+        model.held_until = None
+
+
 class UniversalTransformer(nn.Module):
     """A UT encoder for binary addition: embed the bits, run the shared block, read out
     each position's sum bit. Fixed rounds, or ACT per position (``act=True``)."""
@@ -201,6 +216,7 @@ class UniversalTransformer(nn.Module):
         self.window, self.max_rounds = window, max_rounds
         self.banded = banded  # a local window runs banded, not masked, attention
         self.pause = pause  # in training, each position skips a round with this chance
+        self.held_until = None  # (B, n): set by :func:`holding`, else None
         self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
         self.d_model = d_model
         self.embed = nn.Linear(2, d_model)
@@ -253,6 +269,9 @@ class UniversalTransformer(nn.Module):
         if self.training and self.pause:  # paused positions keep H^{r-1}
             paused = torch.rand(state.shape[:2], device=state.device) < self.pause
             new_state = torch.where(paused[..., None], state, new_state)  # (B, n, d)
+        if self.held_until is not None and r >= 1:  # see holding()
+            held = self.held_until >= r  # (B, n): held after its first round
+            new_state = torch.where(held[..., None], state, new_state)  # (B, n, d)
         return new_state
 
     def window_bias(self) -> torch.Tensor | None:
