@@ -81,6 +81,8 @@ class Scripted(nn.Module):
     after the others. With ``act``: one readout, and ACT steps = carry distance + 2
     (or ``at_zero`` steps where the distance is 0, if given)."""
 
+    floor = False  # no 0 + 0 bit under bit 0, like the book's models by default
+
     def __init__(self, right_at=lambda n: set(), act: bool = False, at_zero=None):
         super().__init__()
         self.right_at, self.act, self.at_zero = right_at, act, at_zero

@@ -19,7 +19,14 @@ from recur.tasks import (
     random_batch,
     twice_width_plus_one,
 )
-from recur.train import TrainConfig, TrainResult, evaluate, run_model, train
+from recur.train import (
+    TrainConfig,
+    TrainResult,
+    evaluate,
+    model_device,
+    run_model,
+    train,
+)
 from recur.ut import UniversalTransformer, holding
 
 UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
@@ -129,16 +136,16 @@ MIN_DELAYED = 0.99
 def delayed_right(model: UniversalTransformer, batch: AdditionBatch, delay: int):
     """Whether each sum of ``batch`` (B,) comes out right, and the steps per position
     (B, n), when every position that learns its carry-in in round 2
-    (:func:`batch_wait_rounds`), the lowest of each run of propagating bits above bit
-    0's neighbour, keeps its first round's state ``delay`` more rounds (``holding``):
-    the positions above it wait ``delay`` rounds longer than the sum's width makes
-    them, at the cap 2(n + 1) + ``delay``."""
+    (:func:`batch_wait_rounds`; it sits just above the lowest bit of a run of
+    propagating bits) keeps its first round's state ``delay`` more rounds
+    (``holding``): the positions above it wait ``delay`` rounds longer than the sum's
+    width makes them, at the cap 2(n + 1) + ``delay``."""
     wait = batch_wait_rounds(batch)  # (B, n)
     until = torch.as_tensor(np.where(wait == 2, delay, 0))  # (B, n)
-    if getattr(model, "floor", False):  # the floor bit below bit 0 is never held
+    if model.floor:  # the floor bit below bit 0 is never held
         until = torch.nn.functional.pad(until, (1, 0))  # (B, 1 + n)
     cap = twice_width_plus_one(batch.n_positions - 1) + delay  # n bits: n + 1 places
-    with holding(model, until.to(next(model.parameters()).device)):
+    with holding(model, until.to(model_device(model))):
         out = run_model(model, batch.bits, cap)
     steps, right = _steps_and_right(out, batch)
     return right, steps
@@ -171,11 +178,11 @@ class ActCheck:
     exact match (every held-out 8-bit pair, from training's own check), exact match on
     :data:`CHECK_SUMS` fresh long-chain 8-bit sums, the mean steps beyond the carry on
     them and on as many random 8-bit sums (positions with a carry; the larger of the
-    two), the largest share of the halting budget a
-    waiting position used (:func:`halting_used_while_waiting`), and exact match on
-    :data:`CHECK_SUMS` long-chain 8-bit sums, half of them ending in a kill, whose
-    carries are held back :data:`DELAY` rounds (:func:`delayed_right`). Nothing wider
-    than 8 bits is looked at."""
+    two), the largest share of the halting budget a waiting position used
+    (:func:`halting_used_while_waiting`), and exact match on :data:`CHECK_SUMS`
+    long-chain 8-bit sums, half of them ending in a kill, whose carries are held back
+    :data:`DELAY` rounds (:func:`delayed_right`). Nothing wider than 8 bits is looked
+    at."""
 
     step: int
     heldout: float
