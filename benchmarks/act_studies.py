@@ -59,11 +59,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from recur.seed_study import WIDE_WIDTHS, seed_runs
 from recur.ut_experiments import (
     TUNED_ACT,
-    WIDE_WIDTHS,
     act_runs,
-    seed_runs,
     tau_sweep,
     twice_width_plus_one,
     waiting_runs,

@@ -29,10 +29,11 @@ from recur.costs import attention_costs
 from recur.deq import EquilibriumCell, training_memory
 from recur.device import cpu_threads, seed_everything
 from recur.experiments import length_generalization, train_variant
+from recur.seed_study import seed_runs
 from recur.tasks import random_batch
 from recur.train import TrainConfig, evaluate, seconds_per_step, train
 from recur.ut import UTBlock, sinusoid
-from recur.ut_experiments import BOOK_ACT, seed_runs
+from recur.ut_experiments import BOOK_ACT
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 RESULTS: list[dict] = []

@@ -477,7 +477,7 @@ def test_halted_before_the_carry_on_long_chains_by_hand():
 def test_shortfalls_name_each_width_that_misses_the_bar_by_hand():
     """Issue 16's bar: 99% random, 97% long chains, at most 0.5 steps beyond the
     carry at 8 bits; the widths that miss it, written out by hand."""
-    from recur.ut_experiments import act_succeeded, shortfalls
+    from recur.seed_study import act_succeeded, shortfalls
 
     table = pd.DataFrame(
         {"exact": [1.0, 0.995, 0.98, 1.0], "exact, long chains": [1.0, 0.96, 1.0, 0.97],

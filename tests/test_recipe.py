@@ -9,8 +9,10 @@ import math
 import pandas as pd
 import pytest
 
+from recur import seed_study as ss
 from recur import ut_experiments as ux
-from recur.ut_experiments import ActCheck, act_succeeded, act_verdict, train_book_act
+from recur.seed_study import act_succeeded, act_verdict
+from recur.ut_experiments import ActCheck, train_book_act
 
 WIDTHS = [8, 16, 32, 64, 128]
 
@@ -106,7 +108,7 @@ def test_bad_arguments_raise():
     with pytest.raises(ValueError, match="max_attempts"):
         train_book_act(seed=0, max_attempts=0)
     with pytest.raises(ValueError, match="recipe"):
-        ux.train_recipe("BEST_ACT", 0)
+        ss.train_recipe("BEST_ACT", 0)
 
 
 def _runs(rows) -> pd.DataFrame:
@@ -126,14 +128,14 @@ def test_seed_counts_and_failures_by_hand():
             ["B", 0, 64, 1.0, 1.0, 0.0, 0.0, 10.0, 1, None, True],
         ]
     )
-    counts = ux.seed_counts(table, "A")
+    counts = ss.seed_counts(table, "A")
     assert counts == {"met": 1, "n": 4, "median": 60.0, "slowest": 90.0, "restarted": 1}
-    failed = ux.failure_counts(table, "A", n_bits=64)
+    failed = ss.failure_counts(table, "A", n_bits=64)
     want = {"n": 3, "checked": 2, "chains": 2, "waited": 2, "early_on_chains": 1}
     assert failed == want
-    assert ux.early_in_runs_that_met(table, "A") == 0
+    assert ss.early_in_runs_that_met(table, "A") == 0
     table.loc[0, "halted before the carry, long chains"] = 0.3  # seed 0 met the bar
-    assert ux.early_in_runs_that_met(table, "A") == 1
+    assert ss.early_in_runs_that_met(table, "A") == 1
 
 
 def test_live_counts_by_hand():
@@ -167,7 +169,7 @@ def test_each_live_training_has_its_chapters_bar():
 
 
 def test_models_trained_by_hand():
-    from recur.ut_experiments import models_trained
+    from recur.seed_study import models_trained
 
     plain = pd.DataFrame(
         {"variant": ["a", "a", "a", "b"], "seed": [0, 0, 1, 0], "bits": [8, 16, 8, 8]}
@@ -194,11 +196,11 @@ def test_seconds_to_a_target_is_read_from_the_history():
 
 
 def test_the_bar_the_page_states_is_the_bar_the_code_applies():
-    assert ux.the_bar() == {"exact": 0.99, "chains": 0.97, "beyond": 0.5}
+    assert ss.the_bar() == {"exact": 0.99, "chains": 0.97, "beyond": 0.5}
 
 
 def test_widest_width_reached_and_the_moonshot_by_hand():
-    from recur.ut_experiments import moonshot_counts, widest_reached
+    from recur.seed_study import moonshot_counts, widest_reached
 
     def runs(seed, rows):
         return pd.DataFrame(
@@ -226,7 +228,7 @@ def test_changed_outcomes_by_hand():
         {"recipe": "A", "seed": [0, 1, 2, 3], "bits": 64, "success": flags}
     )
     here, there = rows([True, True, False, False]), rows([True, False, True, False])
-    counts = ux.changed_outcomes(here, there, "A")
+    counts = ss.changed_outcomes(here, there, "A")
     assert counts == {"here": 2, "there": 2, "changed": 2, "n": 4}  # seeds 1 and 2
 
 
@@ -255,10 +257,10 @@ def test_runs_that_met_by_hand():
     second = _study(
         {("Z", 0): "random", ("Z", 1): "chains", ("B", 0): None, ("B", 1): None}
     )
-    met = ux.met_by_run(first)
+    met = ss.met_by_run(first)
     assert met.to_dict() == {("Z", 0): True, ("Z", 1): False, ("B", 0): False,
                              ("B", 1): True}  # fmt: skip
-    table = ux.runs_that_met(first, second, ("one", "two"))
+    table = ss.runs_that_met(first, second, ("one", "two"))
     assert table.index.tolist() == ["Z", "B"]  # the study's order, not sorted
     assert table["runs in each"].tolist() == [2, 2]
     assert table["met the bar, one"].tolist() == [1, 1]
@@ -267,13 +269,13 @@ def test_runs_that_met_by_hand():
 
 
 def test_robust_words_by_hand():
-    assert ux.robust_words(19, 20).startswith("meets")
-    assert ux.robust_words(20, 20).startswith("meets")
-    assert ux.robust_words(18, 20).startswith("falls short of")
-    assert ux.robust_words(10, 10).startswith("meets")
-    assert ux.robust_words(9, 10).startswith("falls short of")  # 90% < 95%
+    assert ss.robust_words(19, 20).startswith("meets")
+    assert ss.robust_words(20, 20).startswith("meets")
+    assert ss.robust_words(18, 20).startswith("falls short of")
+    assert ss.robust_words(10, 10).startswith("meets")
+    assert ss.robust_words(9, 10).startswith("falls short of")  # 90% < 95%
     with pytest.raises(ValueError, match="n must be"):
-        ux.robust_words(0, 0)
+        ss.robust_words(0, 0)
 
 
 def test_waits_counts_by_hand():
@@ -283,20 +285,20 @@ def test_waits_counts_by_hand():
         ("B", 0, 8, 0.0), ("B", 0, 64, 1.0),  # below it at 8 bits
     ]  # fmt: skip
     table = pd.DataFrame(rows, columns=["recipe", "seed", "bits", ux.KILL_WAITS])
-    assert ux.waits_counts(table) == {"A": 1, "B": 0}
+    assert ss.waits_counts(table) == {"A": 1, "B": 0}
 
 
 def test_failure_words_by_hand():
     none = {"n": 0, "checked": 0, "chains": 0}
-    assert ux.failure_words(none) == "No run fell short."
+    assert ss.failure_words(none) == "No run fell short."
     one = {"n": 1, "checked": 1, "chains": 0}
-    assert ux.failure_words(one) == (
+    assert ss.failure_words(one) == (
         "One run fell short; it had passed the check on 8-bit sums, and it did not "
         "fall short on the long-chain sums."
     )
     other = {"n": 1, "checked": 0, "chains": 1}
-    assert "it had not passed" in ux.failure_words(other)
-    assert "it did fall short" in ux.failure_words(other)
-    assert ux.failure_words({"n": 3, "checked": 2, "chains": 1}).startswith(
+    assert "it had not passed" in ss.failure_words(other)
+    assert "it did fall short" in ss.failure_words(other)
+    assert ss.failure_words({"n": 3, "checked": 2, "chains": 1}).startswith(
         "3 runs fell short: 2 of them"
     )

@@ -73,7 +73,8 @@ def test_the_library_imports_without_ipython():
     code = (
         "import sys; sys.modules['IPython'] = None; sys.modules['ipywidgets'] = None\n"
         "import recur, recur.plots_carry, recur.plots_exact, recur.plots_halting, "
-        "recur.plots_fixed, recur.train, recur.ut_experiments, recur.live"
+        "recur.plots_fixed, recur.train, recur.ut_experiments, recur.seed_study, "
+        "recur.live"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True

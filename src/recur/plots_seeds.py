@@ -1,14 +1,14 @@
 """Chapter 6's spread over seeds (issue 16): how each training seed of each recipe did
 at the widest width of the ``seeds`` study, read from its table
-(:func:`recur.ut_experiments.seed_runs`); nothing is computed here."""
+(:func:`recur.seed_study.seed_runs`); nothing is computed here."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from recur.seed_study import SUCCESS
 from recur.style import PALETTE, dodge, finish
-from recur.ut_experiments import SUCCESS
 
 TOP = (  # column, marker, colour; the no-carry waits are held to the long chains' bar
     ("exact", "o", PALETTE[0]),
