@@ -45,6 +45,14 @@ def _act_ut():
     return UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True)
 
 
+def _ring_ut():
+    """An ACT UT that can run as a ring (no absolute position signal)."""
+    torch.manual_seed(0)
+    return UniversalTransformer(
+        d_model=8, n_heads=2, d_ff=16, window=1, act=True, position="relative"
+    )
+
+
 def _deq():
     torch.manual_seed(0)
     return EquilibriumCell(d_state=4, d_hidden=8, tol=1e-2)
@@ -96,6 +104,7 @@ MEASUREMENTS = {
     "act_check": (_act_ut, lambda m: ux.act_check(m, ROW, seed=0).budget_used),
     "delayed_right": (_act_ut, lambda m: ux.delayed_right(m, BATCH, 3)),
     "holding": (_act_ut, _held_run),
+    "halting_in_a_ring": (_ring_ut, lambda m: ux.halting_in_a_ring(m, 4, 6)),
     "halting_used_while_waiting": (
         _act_ut,
         lambda m: ux.halting_used_while_waiting(m, BATCH, 6),

@@ -531,6 +531,43 @@ def test_the_check_keeps_the_worse_beyond_of_long_chains_and_random_sums(monkeyp
     assert check.beyond == 0.7
 
 
+def test_propagating_rings_are_every_pattern_of_1_plus_0_and_0_plus_1_by_hand():
+    from recur.ut_experiments import propagating_rings
+
+    rings = propagating_rings(2)  # (4, 2, 2): pattern k has a = the bits of k
+    assert rings.tolist() == [
+        [[0, 1], [0, 1]],
+        [[1, 0], [0, 1]],
+        [[0, 1], [1, 0]],
+        [[1, 0], [1, 0]],
+    ]
+    assert (propagating_rings(8).sum(-1) == 1).all()  # every pair propagates
+    assert len(propagating_rings(8).unique(dim=0)) == 256
+    with pytest.raises(ValueError, match="n_bits"):
+        propagating_rings(0)
+
+
+@pytest.mark.parametrize(
+    "h, n_rounds, expected",
+    [(0.01, 64, 0.64), (0.01, 16, 0.16), (0.01, 128, 1.0), (0.3, 64, 1.0)],
+)
+def test_halting_in_a_ring_sums_h_over_the_rounds_by_hand(h, n_rounds, expected):
+    """A halting unit that says ``h`` whatever it sees: n_rounds * h of the budget,
+    at most 1 (0.3 halts in round 4: 1.2, counted as 1)."""
+    from recur.ut_experiments import halting_in_a_ring
+
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True,
+                                 position="relative", floor=True).eval()  # fmt: skip
+    torch.nn.init.zeros_(model.halting.linear.weight)
+    torch.nn.init.constant_(model.halting.linear.bias, float(np.log(h / (1 - h))))
+    assert halting_in_a_ring(model, 4, n_rounds) == pytest.approx(expected, abs=1e-4)
+    fixed = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1,
+                                 position="relative")  # fmt: skip
+    with pytest.raises(ValueError, match="ACT"):
+        halting_in_a_ring(fixed, 4, 8)
+
+
 def test_delayed_carries_hold_each_runs_lowest_waiting_position(monkeypatch):
     """``delayed_right`` holds, for ``delay`` rounds, each position whose carry-in is
     known in round 2. By hand: bit kinds from bit 0 up kill, propagate, propagate,

@@ -12,8 +12,10 @@ from recur.train import TrainConfig, train
 from recur.ut import (
     MAX_OFFSET,
     UniversalTransformer,
+    banded_attention,
     count_parameters,
     holding,
+    in_a_ring,
     local_mask,
     sinusoid,
 )
@@ -332,6 +334,47 @@ def test_a_held_position_keeps_its_first_round_state_for_its_rounds():
         free = until == 0  # (B, n)
         assert not (states[2][free] == states[1][free]).all(dim=-1).any()
     assert model.held_until is None
+
+
+@pytest.mark.parametrize("window", [1, 2])
+@pytest.mark.parametrize("act", [False, True])
+def test_a_ring_computes_what_the_pattern_repeated_without_end_does(window, act):
+    """In a ring, a pattern of n positions behaves as the same pattern repeated: after
+    R rounds a position of the top copy of the pattern written out k times sees no
+    further down than R * window positions, never bit 0 or the floor, so its outputs
+    (and, with ACT, its halting probabilities) are those of the ring."""
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=window,
+                                 position="relative", inject=True, floor=True,
+                                 act=act, round_signal=False).eval()  # fmt: skip
+    torch.nn.init.normal_(model.relative, std=1.0)
+    if act:  # halting slowly: all six rounds run
+        torch.nn.init.constant_(model.halting.linear.bias, -4.0)
+    n, n_rounds = 5, 6
+    pattern = random_batch(3, n, seed=4).bits[:, :n]  # (B, n, 2): no carry-out bit
+    copies = n_rounds * window // n + 2
+    long = pattern.repeat(1, copies, 1)  # (B, n * copies, 2)
+    with in_a_ring(model):
+        ring = model(pattern, n_rounds)
+    written_out = model(long, n_rounds)
+    top = slice(n * (copies - 1), None)  # the top copy
+    assert torch.allclose(ring.logits, written_out.logits[..., top], atol=1e-5)
+    if act:
+        assert ring.halting.shape[0] == n_rounds
+        assert torch.allclose(ring.halting, written_out.halting[..., top], atol=1e-5)
+    assert not model.ring  # cleared after the block
+
+
+def test_a_ring_refuses_what_cannot_be_one():
+    for options in ({"window": None}, {"window": 1, "banded": False},
+                    {"window": 1, "position": "sinusoid"}):  # fmt: skip
+        model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, **options)
+        with pytest.raises(ValueError, match="ring needs"):
+            with in_a_ring(model):
+                pass
+    attn = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+    with pytest.raises(ValueError, match="window <= 2"):
+        banded_attention(torch.zeros(1, 2, 8), attn, 3, ring=True)
 
 
 def test_cached_masks_and_tables_come_back_as_copies():

@@ -90,21 +90,27 @@ def banded_attention(
     attn: nn.MultiheadAttention,
     window: int,
     bias: torch.Tensor | None = None,
+    ring: bool = False,
 ) -> torch.Tensor:
     r"""Self-attention of ``x`` (B, n, d) in which position i sees i - window .. i, with
     the weights of ``attn``: the same numbers as ``attn(x, x, x, attn_mask=local_mask(n,
     window))``, computing (B, n, H, window + 1) scores instead of (B, H, n, n).
     ``bias`` (H, window + 1), if given, is added to the scores of key slots
-    i - window .. i (a relative attention bias, as a float mask would add it)."""
+    i - window .. i (a relative attention bias, as a float mask would add it).
+    With ``ring``, the positions form a ring: the keys below position 0 are the top
+    ``window`` positions, so a periodic pattern of n positions behaves as the same
+    pattern repeated without end (:func:`in_a_ring`)."""
     if window < 0:
         raise ValueError(f"window must be >= 0, got {window}")
     batch, n, d = x.shape
+    if ring and window > n:
+        raise ValueError(f"a ring of {n} positions needs window <= {n}, got {window}")
     heads = attn.num_heads
     qkv = F.linear(x, attn.in_proj_weight, attn.in_proj_bias)  # (B, n, 3d)
     q, k, v = qkv.view(batch, n, 3, heads, d // heads).unbind(2)  # (B, n, H, d_h)
-    pad = (0, 0, 0, 0, window, 0)  # window rows of zeros before position 0
-    keys = F.pad(k, pad).unfold(1, window + 1, 1)  # (B, n, H, d_h, w+1): i-w .. i
-    values = F.pad(v, pad).unfold(1, window + 1, 1)  # (B, n, H, d_h, w+1)
+    below = _below_zero(k, v, window, ring)  # (B, w, H, d_h) each: keys under bit 0
+    keys = torch.cat([below[0], k], 1).unfold(1, window + 1, 1)  # (B, n, H, d_h, w+1)
+    values = torch.cat([below[1], v], 1).unfold(1, window + 1, 1)  # (B, n, H, d_h, w+1)
     scores = (q[..., None] * keys).sum(-2) / (d // heads) ** 0.5  # (B, n, H, w+1)
     if bias is not None:
         scores = scores + bias  # (B, n, H, w+1)
@@ -112,10 +118,19 @@ def banded_attention(
         window + 1, device=x.device
     )  # (n, w+1): i + j
     before_zero = slots < window  # key i - window + j would lie below bit 0
-    scores = scores.masked_fill(before_zero[:, None, :], float("-inf"))
+    if not ring:  # in a ring, the keys below bit 0 are the top positions
+        scores = scores.masked_fill(before_zero[:, None, :], float("-inf"))
     weights = scores.softmax(dim=-1)  # (B, n, H, w+1)
     mixed = (values * weights[..., None, :]).sum(-1)  # (B, n, H, d_h)
     return attn.out_proj(mixed.reshape(batch, n, d))  # (B, n, d)
+
+
+def _below_zero(k: torch.Tensor, v: torch.Tensor, window: int, ring: bool) -> tuple:
+    """The ``window`` key and value rows under position 0: zeros (masked out), or in a
+    ring the top ``window`` positions."""
+    if ring:
+        return k[:, k.shape[1] - window :], v[:, v.shape[1] - window :]
+    return k.new_zeros(k[:, :window].shape), v.new_zeros(v[:, :window].shape)
 
 
 class UTBlock(nn.Module):
@@ -138,12 +153,14 @@ class UTBlock(nn.Module):
         mask: torch.Tensor | None = None,
         window: int | None = None,
         bias: torch.Tensor | None = None,
+        ring: bool = False,
     ) -> torch.Tensor:
         """``x`` is H^{r-1} + P^r, (B, n, d). With ``window``, banded local attention
-        (:func:`banded_attention`, score ``bias`` (H, window + 1) per key slot);
-        else full attention, or masked by ``mask``."""
+        (:func:`banded_attention`, score ``bias`` (H, window + 1) per key slot, the
+        positions in a ``ring`` if asked); else full attention, or masked by
+        ``mask``."""
         if window is not None:
-            attended = banded_attention(x, self.attn, window, bias)  # (B, n, d)
+            attended = banded_attention(x, self.attn, window, bias, ring)  # (B, n, d)
         else:
             attended, _ = self.attn(
                 x, x, x, attn_mask=mask, need_weights=False
@@ -182,6 +199,24 @@ def holding(model: UniversalTransformer, held_until: torch.Tensor):
         model.held_until = None
 
 
+@contextlib.contextmanager
+def in_a_ring(model: UniversalTransformer):
+    """Within the block, ``model`` runs its positions as a ring: the positions below
+    bit 0 are the top ones, and there is no floor bit (banded local attention only).
+    A position then sees, round after round, what it would see inside the same
+    pattern repeated without end: for n propagating bits, a position deep inside a
+    run of them, waiting for a carry that has not come yet."""
+    if model.window is None or not model.banded:
+        raise ValueError("a ring needs a local window run as banded attention")
+    if model.position == "sinusoid":  # position i would still tell where it sits
+        raise ValueError("a ring needs a model without an absolute position signal")
+    model.ring = True
+    try:
+        yield model
+    finally:
+        model.ring = False
+
+
 class UniversalTransformer(nn.Module):
     """A UT encoder for binary addition: embed the bits, run the shared block, read out
     each position's sum bit. Fixed rounds, or ACT per position (``act=True``)."""
@@ -217,6 +252,7 @@ class UniversalTransformer(nn.Module):
         self.banded = banded  # a local window runs banded, not masked, attention
         self.pause = pause  # in training, each position skips a round with this chance
         self.held_until = None  # (B, n): set by :func:`holding`, else None
+        self.ring = False  # True: positions in a ring, set by :func:`in_a_ring`
         self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
         self.d_model = d_model
         self.embed = nn.Linear(2, d_model)
@@ -260,7 +296,8 @@ class UniversalTransformer(nn.Module):
         if problem is not None:
             x = x + problem  # (B, n, d): input injection
         if self.banded and self.window is not None:
-            new_state = self.block(x, window=self.window, bias=self.window_bias())
+            bias = self.window_bias()  # (H, w + 1) or None
+            new_state = self.block(x, window=self.window, bias=bias, ring=self.ring)
         elif self.relative is not None:
             mask = self.attention_bias(n, state.shape[0], state.device)
             new_state = self.block(x, mask)  # (B, n, d)
@@ -301,9 +338,10 @@ class UniversalTransformer(nn.Module):
         check_rounds(n_rounds)
         if n_rounds > self.max_rounds and self.timestep is not None:
             raise ValueError(f"the learned timestep table has {self.max_rounds} rounds")
-        if self.floor:  # bit 0 then sees two keys, like every other position
+        if self.floor and not self.ring:  # bit 0 then sees two keys, like the others
             bits = nn.functional.pad(bits, (0, 0, 1, 0))  # (B, 1 + n, 2)
-        real = slice(1, None) if self.floor else slice(None)  # the positions asked for
+        floor = self.floor and not self.ring
+        real = slice(1, None) if floor else slice(None)  # the positions asked for
         embedded = self.embed(bits)  # (B, n, d)
         problem = embedded if self.inject else None
         state = torch.zeros_like(embedded) if self.inject else embedded  # H^0

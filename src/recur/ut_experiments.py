@@ -26,7 +26,7 @@ from recur.train import (
     run_model,
     train,
 )
-from recur.ut import UniversalTransformer, holding
+from recur.ut import UniversalTransformer, holding, in_a_ring
 
 UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
 
@@ -130,6 +130,38 @@ MAX_BUDGET_USED = 0.99 / 8
 # MIN_DELAYED of them must come out right (the bar asks 97% of 64-bit long chains).
 DELAY = 56
 MIN_DELAYED = 0.99
+
+
+# The check's rings: every pattern of 8 propagating pairs (1 + 0 or 0 + 1), run as a
+# ring (``in_a_ring``) for RING_ROUNDS rounds, as long as the longest wait in a 64-bit
+# chain; no position may use more than MAX_RING_BUDGET of its halting budget.
+RING_ROUNDS = 8 + DELAY
+MAX_RING_BUDGET = 0.5
+
+
+def propagating_rings(n_bits: int = 8) -> torch.Tensor:
+    """Every pattern of ``n_bits`` propagating pairs, 1 + 0 or 0 + 1, as bits
+    (2^n, n, 2), LSB first: pattern k has a = the bits of k, b = 1 - a."""
+    if not 1 <= n_bits <= 16:
+        raise ValueError(f"n_bits must be in 1..16, got {n_bits}")
+    a = (torch.arange(2**n_bits)[:, None] >> torch.arange(n_bits)) & 1  # (2^n, n)
+    return torch.stack([a, 1 - a], dim=-1).float()  # (2^n, n, 2)
+
+
+def halting_in_a_ring(
+    model: UniversalTransformer, n_bits: int = 8, n_rounds: int = RING_ROUNDS
+) -> float:
+    """The largest share of its halting budget, h_1 + ... + h_R over R = ``n_rounds``
+    (at most 1), that any position used when every pattern of ``n_bits`` propagating
+    pairs runs as a ring (:func:`recur.ut.in_a_ring`): each position then sees what
+    a position deep inside a run of propagating bits of any length sees while its
+    carry has not come yet. Near 0, it could wait much longer; 1, it halted."""
+    bits = propagating_rings(n_bits)  # (2^n, n, 2): run_model moves them
+    with in_a_ring(model):
+        out = run_model(model, bits, n_rounds)
+    if out.halting is None:
+        raise ValueError("this measurement needs an ACT model (act=True)")
+    return min(1.0, float(out.halting.sum(dim=0).max()))
 
 
 def delayed_right(model: UniversalTransformer, batch: AdditionBatch, delay: int):
