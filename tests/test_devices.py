@@ -29,7 +29,7 @@ from recur.export import model_spec, write_model_script
 from recur.shared import LocalCell
 from recur.tasks import random_batch
 from recur.train import TrainConfig, evaluate, run_model, seconds_per_step, train
-from recur.ut import UniversalTransformer, UTBlock, holding
+from recur.ut import UniversalTransformer, UTBlock, holding, in_a_ring
 from recur.widgets import act_explorer, deq_explorer, learned_explorer
 
 BATCH = random_batch(6, 5, seed=0)
@@ -78,6 +78,12 @@ def _held_run(model):
         return run_model(model, BATCH.bits, 6).logits
 
 
+def _ring_run(model):
+    """The model's outputs with its positions in a ring."""
+    with in_a_ring(model):
+        return run_model(model, BATCH.bits, 6).logits
+
+
 ROW = {"step": 5, "exact": 1.0, "pairs": 10_000}
 
 
@@ -101,10 +107,11 @@ MEASUREMENTS = {
         _act_ut,
         lambda m: ux.act_length_table(m, [4, 6], 8, 6, long_chains=4, kill_waits=True),
     ),
-    "act_check": (_act_ut, lambda m: ux.act_check(m, ROW, seed=0).budget_used),
+    "act_check": (_ring_ut, lambda m: ux.act_check(m, ROW, seed=0).budget_used),
     "delayed_right": (_act_ut, lambda m: ux.delayed_right(m, BATCH, 3)),
     "holding": (_act_ut, _held_run),
     "halting_in_a_ring": (_ring_ut, lambda m: ux.halting_in_a_ring(m, 4, 6)),
+    "in_a_ring": (_ring_ut, _ring_run),
     "halting_used_while_waiting": (
         _act_ut,
         lambda m: ux.halting_used_while_waiting(m, BATCH, 6),

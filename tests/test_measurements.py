@@ -525,10 +525,15 @@ def test_the_check_keeps_the_worse_beyond_of_long_chains_and_random_sums(monkeyp
     )
     beyond = iter([0.1, 0.7])  # long chains first, then the random sums
     monkeypatch.setattr(ux, "_beyond_the_carry", lambda steps, batch: next(beyond))
+    rings = []  # a scripted model cannot run as a ring: record the call instead
+    monkeypatch.setattr(
+        ux, "halting_in_a_ring", lambda *args: rings.append(args[1:]) or 0.25
+    )
     row = {"step": 700, "exact": 1.0, "pairs": 10_000}
     check = ux.act_check(Scripted(act=True), row, seed=5)
     assert drawn == [((1000, 8), {"seed": 4_000_042})]
     assert check.beyond == 0.7
+    assert rings == [(8, 64)] and check.ring == 0.25  # 8 + 56 rounds, 8 pairs
 
 
 def test_propagating_rings_are_every_pattern_of_1_plus_0_and_0_plus_1_by_hand():
@@ -613,6 +618,7 @@ def test_act_check_by_hand(monkeypatch):
         lambda *a, **k: drawn.append((a, k)) or long_chain_batch(*a, **k),
     )
 
+    monkeypatch.setattr(ux, "halting_in_a_ring", lambda *args: 0.0)  # no ring here
     chains = long_chain_batch(1000, 8, seed=5 + 2_000_003)
     pairs = _ints(chains.bits)
     n_rounds = max(d + 2 for a, b in pairs for d in _ripple_distance(a, b, 9))

@@ -60,13 +60,14 @@ def test_a_failing_run_is_told_as_it_is():
 @pytest.mark.parametrize(
     "values, passed",
     [
-        ((1.0, 1.0, 0.0, 0.0, 1.0), True),
-        ((1.0, 1.0, 0.5, 0.12, 0.99), True),
-        ((0.9999, 1.0, 0.0, 0.0, 1.0), False),  # one held-out pair wrong
-        ((1.0, 0.999, 0.0, 0.0, 1.0), False),  # one long chain wrong
-        ((1.0, 1.0, 0.51, 0.0, 1.0), False),  # halts too late
-        ((1.0, 1.0, 0.0, 0.13, 1.0), False),  # used more than an eighth of its budget
-        ((1.0, 1.0, 0.0, 0.0, 0.989), False),  # fewer than 99% of delayed carries
+        ((1.0, 1.0, 0.0, 0.0, 1.0, 0.0), True),
+        ((1.0, 1.0, 0.5, 0.12, 0.99, 0.5), True),
+        ((0.9999, 1.0, 0.0, 0.0, 1.0, 0.0), False),  # one held-out pair wrong
+        ((1.0, 0.999, 0.0, 0.0, 1.0, 0.0), False),  # one long chain wrong
+        ((1.0, 1.0, 0.51, 0.0, 1.0, 0.0), False),  # halts too late
+        ((1.0, 1.0, 0.0, 0.13, 1.0, 0.0), False),  # used more than an eighth
+        ((1.0, 1.0, 0.0, 0.0, 0.989, 0.0), False),  # fewer than 99% of delayed carries
+        ((1.0, 1.0, 0.0, 0.0, 1.0, 0.51), False),  # over half its budget in a ring
     ],
 )
 def test_the_check_passes_only_when_every_part_does(values, passed):
@@ -76,14 +77,15 @@ def test_the_check_passes_only_when_every_part_does(values, passed):
 def test_the_best_checkpoint_ranks_passing_first_then_accuracy():
     ranked = sorted(
         [
-            ActCheck(600, 1.0, 1.0, 0.0, 0.5, 1.0),  # fails the budget
-            ActCheck(700, 0.99, 1.0, 0.0, 0.0, 1.0),
-            ActCheck(800, 1.0, 1.0, 0.2, 0.1, 0.995),  # passes
-            ActCheck(900, 1.0, 1.0, 0.0, 0.0, 0.5),  # fails the delayed carries
+            ActCheck(600, 1.0, 1.0, 0.0, 0.5, 1.0, 0.0),  # fails the budget
+            ActCheck(700, 0.99, 1.0, 0.0, 0.0, 1.0, 0.0),
+            ActCheck(800, 1.0, 1.0, 0.2, 0.1, 0.995, 0.3),  # passes
+            ActCheck(900, 1.0, 1.0, 0.0, 0.0, 0.5, 0.0),  # fails the delayed carries
+            ActCheck(1000, 1.0, 1.0, 0.0, 0.0, 1.0, 0.9),  # fails the ring
         ],
         key=ActCheck.score,
     )
-    assert [c.step for c in ranked] == [700, 900, 600, 800]
+    assert [c.step for c in ranked] == [700, 900, 1000, 600, 800]
 
 
 def test_no_passing_check_means_a_restart_from_another_seed(monkeypatch):

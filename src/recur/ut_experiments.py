@@ -66,7 +66,9 @@ TUNED_ACT = FIRST_ACT | {
 # about whether a carry comes (without them the models learned to stop waiting and
 # guess "carry"); and a check on sums of at most 8 bits (``act_check``; since issue
 # 16's third round it also holds carries back 56 rounds, so that positions wait as long
-# as in a 64-bit chain) every 100 steps from step 600, which keeps the best checkpoint,
+# as in a 64-bit chain, and since its fourth it runs every pattern of 8 propagating
+# pairs as a ring for 64 rounds, which is what a position deep inside a long run of them
+# sees while it waits) every 100 steps from step 600, which keeps the best checkpoint,
 # stops once one passes and starts again from a new seed if none does.
 BOOK_ACT = TUNED_ACT | {
     "model_options": TUNED_ACT["model_options"] | {"pause": 0.25},
@@ -212,8 +214,9 @@ class ActCheck:
     two), the largest share of the halting budget a waiting position used
     (:func:`halting_used_while_waiting`), and exact match on :data:`CHECK_SUMS`
     long-chain 8-bit sums, half of them ending in a kill, whose carries are held back
-    :data:`DELAY` rounds (:func:`delayed_right`). Nothing wider than 8 bits is looked
-    at."""
+    :data:`DELAY` rounds (:func:`delayed_right`), and the largest share of the halting
+    budget a position used in :data:`RING_ROUNDS` rounds in a ring of 8 propagating
+    pairs (:func:`halting_in_a_ring`). Nothing wider than 8 bits is looked at."""
 
     step: int
     heldout: float
@@ -221,16 +224,19 @@ class ActCheck:
     beyond: float
     budget_used: float
     delayed: float
+    ring: float
 
     @property
     def passed(self) -> bool:
         """Every pair right, every long chain right, halting within
         :data:`MAX_BEYOND` steps of the carry on average, no waiting position past
         :data:`MAX_BUDGET_USED` of its halting budget, and at least
-        :data:`MIN_DELAYED` of the delayed carries right."""
+        :data:`MIN_DELAYED` of the delayed carries right, and no position of a ring
+        past :data:`MAX_RING_BUDGET` of its halting budget."""
         right = self.heldout == 1.0 and self.long_chains == 1.0
         waits = self.budget_used <= MAX_BUDGET_USED and self.delayed >= MIN_DELAYED
-        return right and self.beyond <= MAX_BEYOND and waits
+        rings = self.ring <= MAX_RING_BUDGET
+        return right and self.beyond <= MAX_BEYOND and waits and rings
 
     def score(self) -> tuple:
         """Larger is better: how checkpoints are ranked."""
@@ -238,6 +244,7 @@ class ActCheck:
             self.passed,
             self.heldout + self.long_chains,
             self.delayed,
+            -self.ring,
             -self.budget_used,
             -self.beyond,
         )
@@ -260,9 +267,11 @@ def act_check(model: UniversalTransformer, row: dict, seed: int) -> ActCheck:
     used = _budget_spent(out, chains)
     waits = long_chain_batch(CHECK_SUMS, 8, seed=seed + 3_000_017, kill_share=0.5)
     delayed, _ = delayed_right(model, waits, DELAY)
+    ring = halting_in_a_ring(model, 8, RING_ROUNDS)
     heldout = row["exact"] if row["pairs"] >= 10_000 else 0.0
     shares = float(heldout), float(right.mean())
-    return ActCheck(int(row["step"]), *shares, beyond, used, float(delayed.mean()))
+    waited = used, float(delayed.mean()), ring
+    return ActCheck(int(row["step"]), *shares, beyond, *waited)
 
 
 @dataclass
