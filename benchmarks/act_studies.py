@@ -30,8 +30,9 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   ``act_succeeded`` (about 25 minutes on 2 cores with ``--jobs 2``); with
   ``--device cuda``, ``BOOK_ACT`` alone on the GPU, written to ``act_seeds_cuda.csv``.
   Earlier versions of ``train_book_act`` wrote ``act_seeds_no_kills.csv`` (before
-  ``chain_kill_share``) and ``act_seeds_no_delay.csv`` (before the check held carries
-  back);
+  ``chain_kill_share``), ``act_seeds_no_delay.csv`` (before the check held carries
+  back) and ``act_seeds_no_ring.csv`` (before the check ran propagating pairs as a
+  ring);
 - ``wide`` (issue 16's moonshot): Chapter 6's model (``BOOK_ACT``), seeds 0-19, as in
   ``seeds``, tested on 200 random sums of 8 and of 128 to 1,024 bits and on 100
   long-chain sums up to 256 bits (the moonshot's bar needs them there; cap 2 (n + 1));
