@@ -130,7 +130,8 @@ def _below_zero(k: torch.Tensor, v: torch.Tensor, window: int, ring: bool) -> tu
     ring the top ``window`` positions."""
     if ring:
         return k[:, k.shape[1] - window :], v[:, v.shape[1] - window :]
-    return k.new_zeros(k[:, :window].shape), v.new_zeros(v[:, :window].shape)
+    rows = (k.shape[0], window, *k.shape[2:])  # (B, w, H, d_h), even when w > n
+    return k.new_zeros(rows), v.new_zeros(rows)
 
 
 class UTBlock(nn.Module):
