@@ -339,9 +339,9 @@ class UniversalTransformer(nn.Module):
         check_rounds(n_rounds)
         if n_rounds > self.max_rounds and self.timestep is not None:
             raise ValueError(f"the learned timestep table has {self.max_rounds} rounds")
-        if self.floor and not self.ring:  # bit 0 then sees two keys, like the others
+        floor = self.floor and not self.ring  # a ring has no bit below bit 0
+        if floor:  # bit 0 then sees two keys, like every other position
             bits = nn.functional.pad(bits, (0, 0, 1, 0))  # (B, 1 + n, 2)
-        floor = self.floor and not self.ring
         real = slice(1, None) if floor else slice(None)  # the positions asked for
         embedded = self.embed(bits)  # (B, n, d)
         problem = embedded if self.inject else None
