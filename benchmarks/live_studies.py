@@ -3,8 +3,14 @@ say: Chapter 2's cell, Chapter 3's injected cell, Chapter 4's local UT, Chapter 
 cell and PonderNet, each trained as its chapter trains it with seeds 0 to 19 on the
 CPU and tested on fresh sums (``recur.live``, whose docstring gives each bar).
 Writes ``book/data/live_seeds.csv`` and prints one JSON line per run. About 15 minutes
-on 2 cores with ``--jobs 2``.
-Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N]``.
+on 2 cores with ``--jobs 2``. ``--models 0,3`` reruns only those of ``recur.live.LIVE``
+(here Chapter 2's cell and the DEQ cell) and keeps the other rows of the table.
+
+The committed ``live_seeds_first_100.csv`` is the whole table as it was before Chapter
+2's cell had its check (``recur.cell_check``): that training stopped at the first
+check where every held-out pair was right. Chapter 2 compares the two.
+
+Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--models I,J]``.
 """
 
 from __future__ import annotations
@@ -13,14 +19,27 @@ import json
 import sys
 from pathlib import Path
 
-from recur.live import live_seed_runs
+import pandas as pd
+
+from recur.live import LIVE, live_seed_runs
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
+
+def _option(name: str, default: str) -> str:
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
 if __name__ == "__main__":
-    jobs = int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else 1
-    table = live_seed_runs(jobs=jobs)
+    jobs = int(_option("--jobs", "1"))
+    names = [LIVE[int(i)] for i in _option("--models", "0,1,2,3,4").split(",")]
+    table = live_seed_runs(names=tuple(names), jobs=jobs)
     for row in table.to_dict("records"):
         print(json.dumps(row), flush=True)
+    if set(names) != set(LIVE):  # keep the other models' rows, in LIVE's order
+        kept = pd.read_csv(DATA / "live_seeds.csv")
+        table = pd.concat([kept[~kept["model"].isin(names)], table])
+        order = table["model"].map(LIVE.index)
+        table = table.iloc[order.argsort(kind="stable")].reset_index(drop=True)
     table.to_csv(DATA / "live_seeds.csv", index=False)
     print("wrote book/data/live_seeds.csv", flush=True)

@@ -19,7 +19,7 @@ import torch
 
 import recur
 from fake_accelerator import FAKE, FakeAccelerator, to_fake
-from recur import costs, deq, live
+from recur import cell_check, costs, deq, live
 from recur import device as device_module
 from recur import experiments as ex
 from recur import ut_experiments as ux
@@ -100,6 +100,7 @@ MEASUREMENTS = {
         lambda m: ex.chain_experiment(m, 8, [0, 3], 5, 4).exact,
     ),
     "gradient_by_round": (_cell, lambda m: ex.gradient_by_round(m, BATCH, 3)),
+    "stays_right": (_cell, lambda m: cell_check.stays_right(m, BATCH, 2, 4)),
     "rounds_table": (_cell, lambda m: ux.rounds_table({"m": m}, BATCH, 3)),
     "ponder_by_position": (_act_ut, lambda m: ux.ponder_by_position(m, BATCH, 6)),
     "ponder_vs_distance": (_act_ut, lambda m: ux.ponder_vs_distance(m, BATCH, 6)),

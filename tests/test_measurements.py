@@ -9,8 +9,10 @@ import pytest
 import torch
 from torch import nn
 
+import recur.cell_check as cell_check
 import recur.train as train_module
 from recur.act import mix_states
+from recur.cell_check import STAY_ROUNDS, stays_right, train_cell
 from recur.experiments import (
     _once_right_stays_right,
     ablation_summary,
@@ -249,7 +251,7 @@ def test_training_stops_on_the_whole_held_out_set(monkeypatch):
     not the whole set: it must not stop, and it reports the whole set."""
     cfg = TrainConfig(max_bits=8, n_steps=4, eval_every=2, eval_size=3000,
                       stop_at_exact=0.99, progress=False)  # fmt: skip
-    heldout, _ = train_module._heldout_pairs(cfg)
+    heldout, _ = train_module.heldout_pairs(cfg)
     first = set(_ints(heldout.bits[:1000]))
 
     class RightOnFirst(Scripted):
@@ -264,6 +266,87 @@ def test_training_stops_on_the_whole_held_out_set(monkeypatch):
     assert result.seconds_to_target is None
     assert result.history["pairs"].tolist() == [3000, 3000]
     assert result.history["exact"].tolist() == pytest.approx([expected] * 2)
+
+
+class FlipsOdd(Scripted):
+    """Right after every round, except that sums with an odd ``a`` are wrong from
+    round ``wrong_from`` on."""
+
+    def __init__(self, wrong_from: int):
+        super().__init__()
+        self.wrong_from = wrong_from
+
+    def forward(self, bits, n_rounds):
+        sign = _sum_bits(bits).to(bits.device) * 2 - 1 + 0 * self.dummy  # (B, n)
+        odd = torch.tensor([a % 2 == 1 for a, _ in _ints(bits)])[:, None]
+        late = [r >= self.wrong_from for r in range(1, n_rounds + 1)]
+        rounds = [torch.where(odd & w, -sign, sign) for w in late]
+        return Unroll(torch.stack(rounds), self.dummy * 0)
+
+
+def test_stays_right_by_hand():
+    batch = random_batch(40, 6, seed=3)
+    even = sum(a % 2 == 0 for a, _ in _ints(batch.bits)) / 40  # counted by hand
+    model = FlipsOdd(wrong_from=5)
+    assert stays_right(model, batch, 2, 4) == 1.0  # wrong only from round 5
+    assert stays_right(model, batch, 2, 6) == pytest.approx(even)
+    flicker = Scripted(lambda n: set(range(1, 11)) - {5})  # wrong in round 5 only
+    assert stays_right(flicker, batch, 2, 10) == 0.0  # not only the last round
+    assert stays_right(flicker, batch, 6, 10) == 1.0  # rounds before 6 do not count
+
+
+def test_stays_right_refuses_rounds_out_of_order():
+    batch = random_batch(4, 3, seed=0)
+    for start, end in ((0, 5), (6, 5)):
+        with pytest.raises(ValueError, match="from_round"):
+            stays_right(Scripted(), batch, start, end)
+
+
+def _scripted_cells(monkeypatch, models: list) -> list[int]:
+    """Make ``train_cell`` build ``models`` in turn; the seeds it asked for."""
+    seeds = []
+    monkeypatch.setattr(cell_check, "seed_everything", seeds.append)
+    monkeypatch.setattr(cell_check, "LocalCell", lambda: models[len(seeds) - 1])
+    return seeds
+
+
+CELL_SETTINGS = {"n_steps": 4, "eval_every": 2, "eval_size": 300, "progress": False}
+
+
+def test_train_cell_goes_on_past_100_and_starts_again(monkeypatch):
+    """First run: every held-out pair right after 9 rounds, but not after 12 (a check
+    that fails at both steps); second run, from seed + 1000: right in every round."""
+    drifts = Scripted(lambda n: set(range(9, 12)))
+    seeds = _scripted_cells(monkeypatch, [drifts, Scripted(lambda n: set(range(99)))])
+    cell = train_cell(seed=7, **CELL_SETTINGS)
+    assert seeds == [7, 1007] and cell.attempts == 2 and cell.passed
+    assert [(c.step, c.stays, c.passed) for c in cell.checks] == [
+        (2, 0.0, False), (4, 0.0, False), (2, 1.0, True)
+    ]  # fmt: skip
+    assert cell.words().startswith(
+        f"added all 300 held-out pairs after 2 steps and kept them right through "
+        f"round {STAY_ROUNDS}, in 2 runs ("
+    )
+
+
+def test_train_cell_words_for_a_run_that_never_passes(monkeypatch):
+    drifts = Scripted(lambda n: set(range(9, 12)))
+    _scripted_cells(monkeypatch, [drifts, drifts])
+    cell = train_cell(seed=0, **CELL_SETTINGS)
+    assert cell.attempts == 2 and not cell.passed
+    assert cell.words() == (
+        "passed no check in 2 runs: after 4 steps it adds 100.00% of the 300 "
+        "held-out pairs checked, and 0.00% of them stay right through round "
+        f"{STAY_ROUNDS}"
+    )
+    _scripted_cells(monkeypatch, [Scripted(), Scripted()])  # never right: no check
+    cell = train_cell(seed=0, **CELL_SETTINGS)
+    assert cell.checks == [] and cell.words() == (
+        "passed no check in 2 runs: after 4 steps it adds 0.00% of the 300 held-out "
+        "pairs checked"
+    )
+    with pytest.raises(ValueError, match="max_attempts"):
+        train_cell(max_attempts=0)
 
 
 # ----------------------------------------------------------- Chapters 5-6

@@ -2,9 +2,10 @@
 item 4): the model trained as its chapter trains it, once per seed, on the CPU, then
 tested on fresh sums that no choice was made on (drawn with seeds 9,000,000 + seed).
 
-- Chapter 2's cell (``LocalCell``, 9 rounds) and Chapter 7's DEQ cell
-  (``EquilibriumCell``, cap 18): 100% of the held-out pairs in training, and every one
-  of 50 random 1,024-bit sums right (n + 1 rounds; a solver cap of 2 (n + 1)).
+- Chapter 2's cell (``LocalCell``, 9 rounds, trained by
+  :func:`recur.cell_check.train_cell`: its check passed) and Chapter 7's DEQ cell
+  (``EquilibriumCell``, cap 18: 100% of the held-out pairs in training): every one of
+  50 random 1,024-bit sums right (n + 1 rounds; a solver cap of 2 (n + 1)).
 - Chapter 3's injected cell (``train_variant(True, 1)``, 1,000 steps): the same, on
   200 random 32-bit sums after 4 (n + 1) = 132 rounds.
 - Chapter 4's local UT (``train_ut(window=1)``, 800 steps): at least 99%
@@ -27,11 +28,11 @@ import time
 
 import pandas as pd
 
+from recur.cell_check import train_cell
 from recur.deq import EquilibriumCell
 from recur.device import run_jobs, seed_everything
 from recur.experiments import train_variant
 from recur.pondernet import train_ponder
-from recur.shared import LocalCell
 from recur.tasks import long_chain_batch, random_batch, twice_width_plus_one
 from recur.train import TrainConfig, evaluate, train
 from recur.ut_experiments import ponder_vs_distance, train_ut
@@ -52,9 +53,9 @@ def _train(name: str, seed: int, overrides: dict):
     """The model ``name`` trained as its chapter trains it; returns ``(model, run)``."""
     quiet = {"seed": seed, "device": "cpu", "progress": False} | overrides
     seed_everything(seed)
-    if name == LIVE[0]:
-        model = LocalCell()
-        return model, train(model, TrainConfig(**({"max_bits": 8} | quiet)))
+    if name == LIVE[0]:  # Chapter 2's procedure: the check that answers stay right
+        cell = train_cell(**quiet)
+        return cell.model, cell.run
     if name == LIVE[1]:  # train_variant is quiet already
         return train_variant(
             True, 1, seed, **({"n_steps": 1000, "device": "cpu"} | overrides)

@@ -285,7 +285,7 @@ def step_size(step: int, cfg: TrainConfig) -> float:
     return cfg.lr * (1 + math.cos(math.pi * (step - 1) / cfg.n_steps)) / 2
 
 
-def _heldout_pairs(cfg: TrainConfig) -> tuple[AdditionBatch, frozenset[bytes]]:
+def heldout_pairs(cfg: TrainConfig) -> tuple[AdditionBatch, frozenset[bytes]]:
     """The held-out pairs and the keys of those to keep out of training: all of them
     when they are a small part of all pairs (8 bits: 10,000 of 65,536), none for tiny
     widths, where every pair would be held out."""
@@ -357,7 +357,7 @@ def train(
     the history row just written); that check then counts as the target reached."""
     cfg = cfg or TrainConfig()
     gen, device, opt = _setup(model, cfg)
-    heldout, heldout_keys = _heldout_pairs(cfg)
+    heldout, heldout_keys = heldout_pairs(cfg)
     rows, start, reached, interrupted = [], time.perf_counter(), None, False
     quiet = not cfg.progress or static_page()
     bar = tqdm(total=cfg.n_steps, disable=quiet, desc="training")
