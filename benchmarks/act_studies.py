@@ -36,9 +36,10 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
 - ``wide`` (issue 16's moonshot): Chapter 6's model (``BOOK_ACT``), seeds 0-19, as in
   ``seeds``, tested on 200 random sums of 8 and of 128 to 1,024 bits and on 100
   long-chain sums up to 256 bits (the moonshot's bar needs them there; cap 2 (n + 1));
-  ``moonshot_counts`` reads it (about 95 minutes with one job beside other work;
-  ``--jobs 2`` runs two seeds at once). The committed ``act_wide.csv`` was measured
-  before ``BOOK_ACT`` had ``chain_kill_share``, and Chapter 6 says so;
+  ``moonshot_counts`` reads it (about 95 minutes with one job beside other work; 90
+  minutes with ``--jobs 2`` beside another study and a book build). The committed
+  ``act_wide.csv`` was measured for the current ``train_book_act`` (at 293d8eb);
+  ``act_wide_no_kills.csv`` before ``BOOK_ACT`` had ``chain_kill_share``;
 - ``waiting``: the halting probabilities of positions still waiting for their carry,
   round by round, on long-chain 8- and 32-bit sums, for the recipe, the recipe with
   the round signal and the recipe without halting noise, 3 seeds (about 5 minutes).
