@@ -47,6 +47,15 @@ def test_cells_are_thin(path):
         assert not re.search(r"^\s*(class |def )", source, re.M), "define it in src/"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_cell_has_its_own_id(path):
+    """nbformat 4.5 cells carry an id; one missing is a warning in every build now and
+    an error in later nbformat versions, and two alike confuse the execution cache."""
+    ids = [cell.get("id") for cell in json.loads(path.read_text())["cells"]]
+    assert None not in ids, f"a cell without an id (cell {ids.index(None)})"
+    assert len(set(ids)) == len(ids), "two cells share an id"
+
+
 def _markdown() -> str:
     """All prose of the book: every notebook's markdown cells and the .md pages."""
     texts = [page.read_text() for page in sorted(BOOK.glob("*.md"))]
