@@ -22,7 +22,14 @@ from torch import nn
 from recur.device import seed_everything
 from recur.shared import LocalCell
 from recur.tasks import AdditionBatch
-from recur.train import TrainConfig, TrainResult, evaluate, heldout_pairs, train
+from recur.train import (
+    TrainConfig,
+    TrainResult,
+    attempt_seeds,
+    evaluate,
+    heldout_pairs,
+    train,
+)
 
 STAY_ROUNDS = 64  # the check's held-out pairs run this many rounds (trained: 9)
 
@@ -96,17 +103,17 @@ def train_cell(seed: int = 0, max_attempts: int = 2, **overrides) -> CellRun:
     sums of at most 8 bits, stopping at the first check (every ``eval_every`` steps)
     at which every held-out pair is right after the trained rounds and stays right
     through :data:`STAY_ROUNDS` (:func:`stays_right`); if none passes, it starts again
-    with seed ``seed + 1000 * attempt``, at most ``max_attempts`` runs in all.
+    with the next of :func:`recur.train.attempt_seeds`, at most ``max_attempts`` runs.
     ``overrides`` go to :class:`TrainConfig` (``device``, ``progress``, ...)."""
-    if max_attempts < 1:
-        raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
     checks: list[CellCheck] = []
     start = time.perf_counter()
-    for attempt in range(max_attempts):
-        model, run = _cell_attempt(seed + 1000 * attempt, checks, overrides)
+    seeds = attempt_seeds(seed, max_attempts)
+    for attempt_seed in seeds:
+        model, run = _cell_attempt(attempt_seed, checks, overrides)
         if run.reached:
             break
-    return CellRun(model, run, checks, attempt + 1, time.perf_counter() - start)
+    n_runs = seeds.index(attempt_seed) + 1
+    return CellRun(model, run, checks, n_runs, time.perf_counter() - start)
 
 
 def _cell_attempt(seed: int, checks: list, overrides: dict) -> tuple:

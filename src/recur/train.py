@@ -285,6 +285,15 @@ def step_size(step: int, cfg: TrainConfig) -> float:
     return cfg.lr * (1 + math.cos(math.pi * (step - 1) / cfg.n_steps)) / 2
 
 
+def attempt_seeds(seed: int, max_attempts: int) -> list[int]:
+    """The seeds of a training procedure that starts again when its check never
+    passes (Chapters 2 and 6): ``seed``, then ``seed + 1000``, ``seed + 2000``, ...,
+    ``max_attempts`` in all."""
+    if max_attempts < 1:
+        raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
+    return [seed + 1000 * attempt for attempt in range(max_attempts)]
+
+
 def heldout_pairs(cfg: TrainConfig) -> tuple[AdditionBatch, frozenset[bytes]]:
     """The held-out pairs and the keys of those to keep out of training: all of them
     when they are a small part of all pairs (8 bits: 10,000 of 65,536), none for tiny

@@ -21,6 +21,7 @@ from recur.tasks import (
 from recur.train import (
     TrainConfig,
     TrainResult,
+    attempt_seeds,
     evaluate,
     model_device,
     run_model,
@@ -331,22 +332,20 @@ def train_book_act(
 ) -> BookRun:
     """Chapter 6's training procedure: :data:`BOOK_ACT` with :func:`act_check` from
     step ``min_step`` on (after the ponder cost's ramp), keeping the best checkpoint
-    and stopping once one passes; if none passes, it starts again with seed
-    ``seed + 1000 * attempt``, at most ``max_attempts`` runs in all. Only sums of at
-    most 8 bits are used. ``overrides`` go to :func:`train_ut` (``device``,
+    and stopping once one passes; if none passes, it starts again with the next seed
+    of :func:`recur.train.attempt_seeds`, at most ``max_attempts`` runs in all. Only
+    sums of at most 8 bits are used. ``overrides`` go to :func:`train_ut` (``device``,
     ``progress``, ...)."""
-    if max_attempts < 1:
-        raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
     checks: list[ActCheck] = []
     start = time.perf_counter()
-    for attempt in range(max_attempts):
-        model, run, kept = _attempt(
-            seed + 1000 * attempt, checks, min_step, **overrides
-        )
+    seeds = attempt_seeds(seed, max_attempts)
+    for attempt_seed in seeds:
+        model, run, kept = _attempt(attempt_seed, checks, min_step, **overrides)
         if kept is not None and kept.passed:
             break
     seconds = time.perf_counter() - start
-    return BookRun(model, run, checks, kept, attempt + 1, seconds)
+    n_runs = seeds.index(attempt_seed) + 1
+    return BookRun(model, run, checks, kept, n_runs, seconds)
 
 
 def ponder_by_position(
