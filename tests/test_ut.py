@@ -6,7 +6,10 @@ import math
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from recur import ut
 from recur.tasks import random_batch
 from recur.train import TrainConfig, train
 from recur.ut import (
@@ -293,6 +296,41 @@ def test_a_banded_ut_computes_what_the_masked_one_does(window, position):
     model.banded = False
     masked = model(bits, 6).logits
     assert torch.allclose(banded, masked, atol=1e-5)
+
+
+def _slots_and_gradients(slots, q, k, v, below, bias, ring) -> list:
+    """The mixed values of ``slots`` and the gradients of a fixed weighted sum of them
+    with respect to every input."""
+    inputs = [t.detach().clone().requires_grad_(True) for t in (q, k, v, *below, bias)]
+    q, k, v, below_k, below_v, bias = inputs
+    mixed = slots(q, k, v, (below_k, below_v), bias, ring)  # (B, n, H, d_h)
+    weights = torch.linspace(-1, 1, mixed.numel()).view_as(mixed)
+    return [mixed, *torch.autograd.grad((mixed * weights).sum(), inputs)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    batch=st.integers(1, 6),
+    n=st.integers(1, 12),
+    heads=st.sampled_from([1, 2, 4]),
+    scale=st.sampled_from([0.1, 1.0, 30.0]),
+    ring=st.booleans(),
+    seed=st.integers(0, 10_000),
+)
+def test_the_window_of_one_is_the_unfolded_window_bit_for_bit(
+    batch, n, heads, scale, ring, seed
+):
+    """Banded attention's fast path for the book's window of one gives the same bits
+    as the general unfolded one, values and gradients, so every trained model and every
+    stored number stays what it was."""
+    generator = torch.Generator().manual_seed(seed)
+    q, k, v = scale * torch.randn(3, batch, n, heads, 8, generator=generator)
+    bias = torch.randn(heads, 2, generator=generator)
+    below = ut._below_zero(k, v, 1, ring)  # (B, 1, H, d_h) each
+    fast = _slots_and_gradients(ut.two_slots, q, k, v, below, bias, ring)
+    general = _slots_and_gradients(ut.unfolded_slots, q, k, v, below, bias, ring)
+    for a, b in zip(fast, general, strict=True):
+        assert torch.equal(a, b)
 
 
 def test_pauses_keep_a_position_state_in_training_only():
