@@ -23,7 +23,12 @@ LABELS = {
         ),
     ],
     "Chapter 2": [
-        (r"shared_seconds_to_exact_8bit", "training the cell to 100% held-out"),
+        (
+            r"shared_seconds_to_pass_8bit",
+            "training the cell until it passes its check (median of 3 seeds)",
+        ),
+        (r"shared_runs_not_passing", "seeds whose cell passed no check"),
+        (r"shared_restarted", "seeds whose training restarted"),
         (r"shared_exact_match_(\d+)bit", "the cell, exact on random {0}-bit sums"),
         (r"shared_seconds_alone$", "training, 1 thread, machine idle"),
         (r"shared_seconds_beside_busy$", "training, 1 thread, beside a busy process"),
@@ -46,6 +51,16 @@ LABELS = {
     ],
     "Chapter 6": [
         (r"act_ut_seeds_ok", "runs that met the chapter's bar"),
+        (
+            r"act_ut_seconds_per_100_steps_two_slots",
+            "100 training steps, window-of-one attention",
+        ),
+        (
+            r"act_ut_seconds_per_100_steps_unfolded",
+            "100 training steps, general (unfolded) attention",
+        ),
+        (r"act_ut_two_slots_over_unfolded", "time ratio, window of one / general"),
+        (r"act_ut_two_slots_same_weights", "same weights bit for bit (1 = yes)"),
         (r"act_ut_training_seconds$", "training time, median"),
         (r"act_ut_training_seconds_slowest", "training time, slowest seed"),
         (r"act_ut_restarted", "runs that restarted"),
