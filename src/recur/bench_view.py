@@ -52,15 +52,15 @@ LABELS = {
     "Chapter 6": [
         (r"act_ut_seeds_ok", "runs that met the chapter's bar"),
         (
-            r"act_ut_seconds_per_100_steps_two_slots",
+            r"two_slots_seconds_per_100_steps$",
             "100 training steps, window-of-one attention",
         ),
         (
-            r"act_ut_seconds_per_100_steps_unfolded",
+            r"two_slots_seconds_per_100_steps_unfolded",
             "100 training steps, general (unfolded) attention",
         ),
-        (r"act_ut_two_slots_over_unfolded", "time ratio, window of one / general"),
-        (r"act_ut_two_slots_same_weights", "same weights bit for bit (1 = yes)"),
+        (r"two_slots_over_unfolded", "time ratio, window of one / general"),
+        (r"two_slots_same_weights", "same weights bit for bit (1 = yes)"),
         (r"act_ut_training_seconds$", "training time, median"),
         (r"act_ut_training_seconds_slowest", "training time, slowest seed"),
         (r"act_ut_restarted", "runs that restarted"),

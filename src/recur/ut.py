@@ -144,7 +144,7 @@ def two_slots(
     without 5-D tensors: the same float operations on the same operands (a sum of two
     terms does not depend on their order), so values and gradients agree bit for bit
     (``tests/test_ut.py``), in less time (``make bench``:
-    ``act_ut_two_slots_over_unfolded``)."""
+    ``two_slots_over_unfolded``)."""
     n, d_head = q.shape[1], q.shape[-1]
     k_low = torch.cat([below[0], k[:, :-1]], 1)  # (B, n, H, d_h): the key of i - 1
     v_low = torch.cat([below[1], v[:, :-1]], 1)  # (B, n, H, d_h): the value of i - 1
