@@ -31,16 +31,14 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   ``--device cuda``, ``BOOK_ACT`` alone on the GPU, written to ``act_seeds_cuda.csv``.
   Earlier versions of ``train_book_act`` wrote ``act_seeds_no_kills.csv`` (before
   ``chain_kill_share``), ``act_seeds_no_delay.csv`` (before the check held carries
-  back), ``act_seeds_no_ring.csv`` (before the check ran propagating pairs as a
-  ring) and ``act_seeds_every_100.csv`` (before it checked every 50 steps from step
-  300 and asked for two passes in a row);
+  back) and ``act_seeds_no_ring.csv`` (before the check ran propagating pairs as a
+  ring);
 - ``wide`` (issue 16's moonshot): Chapter 6's model (``BOOK_ACT``), seeds 0-19, as in
   ``seeds``, tested on 200 random sums of 8 and of 128 to 1,024 bits and on 100
   long-chain sums up to 256 bits (the moonshot's bar needs them there; cap 2 (n + 1));
   ``moonshot_counts`` reads it (about 95 minutes with one job beside other work; 90
   minutes with ``--jobs 2`` beside another study and a book build). The committed
-  ``act_wide.csv`` was measured for ``train_book_act`` at 293d8eb (checks every 100
-  steps from step 600: the same runs as now, stopped and kept elsewhere);
+  ``act_wide.csv`` was measured for the current ``train_book_act`` (at 293d8eb);
   ``act_wide_no_kills.csv`` before ``BOOK_ACT`` had ``chain_kill_share``;
 - ``waiting``: the halting probabilities of positions still waiting for their carry,
   round by round, on long-chain 8- and 32-bit sums, for the recipe, the recipe with

@@ -164,13 +164,13 @@ def bench_ut_step(d_model: int = 256, n_heads: int = 8, d_ff: int = 1024) -> Non
     emit("ut_step_ratio_vs_torch_encoder_layer", ut / base, "ratio")
 
 
-# No recipe was chosen on these seeds (100-109, 500-509, 600-619 and 700-714 were used
-# to choose BOOK_ACT's pieces and train_book_act's checks; 1,000 and up are restarts).
+# No recipe was chosen on these seeds (100-109 were used to choose BOOK_ACT's pieces,
+# 1,000 and up are train_book_act's restarts).
 SEEDS_NEVER_CHOSEN_ON = tuple(range(300, 310))
 
 
 def bench_act_ut(jobs: int = 1) -> None:
-    """Chapter 6's model (``train_book_act``: BOOK_ACT with its check and restarts),
+    """Chapter 6's model (``train_book_act``: BOOK_ACT with its check and one restart),
     trained on the CPU only on sums of at most 8 bits, for ten seeds (300-309) that no
     recipe was chosen on: ``act_ut_seeds_ok``, how many met issue 16's bar
     (``act_succeeded``: >= 99% random and >= 97% long-chain sums exact at 8 to 64 bits,

@@ -108,10 +108,7 @@ MEASUREMENTS = {
         _act_ut,
         lambda m: ux.act_length_table(m, [4, 6], 8, 6, long_chains=4, kill_waits=True),
     ),
-    "act_check": (
-        _ring_ut,
-        lambda m: ux.act_check(m, ROW, 0, BATCH, 6, complete=True).budget_used,
-    ),
+    "act_check": (_ring_ut, lambda m: ux.act_check(m, ROW, seed=0).budget_used),
     "delayed_right": (_act_ut, lambda m: ux.delayed_right(m, BATCH, 3)),
     "holding": (_act_ut, _held_run),
     "halting_in_a_ring": (_ring_ut, lambda m: ux.halting_in_a_ring(m, 4, 6)),

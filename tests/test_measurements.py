@@ -3,8 +3,6 @@ are set by the test and against values worked out by hand or by Python integers.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -268,37 +266,6 @@ def test_training_stops_on_the_whole_held_out_set(monkeypatch):
     assert result.seconds_to_target is None
     assert result.history["pairs"].tolist() == [3000, 3000]
     assert result.history["exact"].tolist() == pytest.approx([expected] * 2)
-
-
-def test_without_full_held_out_checks_measure_the_screen_until_the_last_step():
-    """``full_heldout=False``: a perfect model's checks measure 1,000 pairs, and
-    every held-out pair only at the run's last step (``last_step``, 6 of 10)."""
-    cfg = TrainConfig(max_bits=8, n_steps=10, last_step=6, eval_every=2,
-                      eval_size=3000, stop_at_exact=None, full_heldout=False,
-                      progress=False)  # fmt: skip
-    result = train(Scripted(lambda n: set(range(1, n + 10))), cfg)
-    assert result.history["step"].tolist() == [2, 4, 6]
-    assert result.history["pairs"].tolist() == [1000, 1000, 3000]
-    assert result.history["exact"].tolist() == [1.0, 1.0, 1.0]
-
-
-def test_a_run_cut_short_keeps_the_step_size_of_the_whole_run(monkeypatch):
-    """``last_step`` stops a run; the cosine schedule still runs over n_steps."""
-    sizes = []
-    real = train_module._step
-
-    def spy(model, opt, *args):
-        sizes.append(opt.param_groups[0]["lr"])
-        return real(model, opt, *args)
-
-    monkeypatch.setattr(train_module, "_step", spy)
-    cfg = TrainConfig(lr=0.004, n_steps=100, last_step=51, lr_decay="cosine",
-                      eval_every=50, eval_size=20, progress=False)  # fmt: skip
-    train(Scripted(lambda n: set()), cfg)
-    assert len(sizes) == 51
-    assert sizes[-1] == pytest.approx(0.002)  # half way through 100 steps: lr / 2
-    with pytest.raises(ValueError, match="last_step"):
-        train(Scripted(), TrainConfig(last_step=0, progress=False))
 
 
 class FlipsOdd(Scripted):
@@ -645,9 +612,8 @@ def test_the_check_keeps_the_worse_beyond_of_long_chains_and_random_sums(monkeyp
     monkeypatch.setattr(
         ux, "halting_in_a_ring", lambda *args: rings.append(args[1:]) or 0.25
     )
-    row = {"step": 700, "exact": 1.0, "pairs": 1000}
-    heldout = random_batch(20, 8, seed=1)
-    check = ux.act_check(Scripted(act=True), row, 5, heldout, 18, complete=True)
+    row = {"step": 700, "exact": 1.0, "pairs": 10_000}
+    check = ux.act_check(Scripted(act=True), row, seed=5)
     assert drawn == [((1000, 8), {"seed": 4_000_042})]
     assert check.beyond == 0.7
     assert rings == [(8, 64)] and check.ring == 0.25  # 8 + 56 rounds, 8 pairs
@@ -745,58 +711,15 @@ def test_act_check_by_hand(monkeypatch):
         for i, w in enumerate(_wait(a, b, 9))
         if w >= 2
     )
-    row = {"step": 700, "exact": 0.97, "pairs": 1000}
-    heldout = random_batch(20, 8, seed=1)
-    check = ux.act_check(Scripted(act=True, at_zero=1), row, 5, heldout, 18, True)
+    row = {"step": 700, "exact": 0.97, "pairs": 10_000}
+    check = ux.act_check(Scripted(act=True, at_zero=1), row, seed=5)
     assert drawn == [  # apart from every test set
         ((1000, 8), {"seed": 2_000_008}),
         ((1000, 8), {"seed": 3_000_022, "kill_share": 0.5}),
     ]
-    assert (check.step, check.screen, check.long_chains) == (700, 0.97, 1.0)
-    assert check.heldout == 1.0  # the scripted model is always right
+    assert (check.step, check.heldout, check.long_chains) == (700, 0.97, 1.0)
     assert check.beyond == pytest.approx(2.0)  # positions with a carry only
     assert check.budget_used == pytest.approx(spent)
     assert check.delayed == 1.0  # the scripted model ignores holds: always right
-    assert not check.passed  # the screen says 97%
-
-
-@pytest.mark.parametrize(
-    "screen, at_zero, measured",
-    [
-        (0.97, 1, []),  # the screen fails: nothing else is run
-        (1.0, 1, ["chains", "randoms"]),  # budget and steps beyond: too much
-        (1.0, None, ["chains", "randoms", "ring", "delayed", "heldout"]),
-    ],
-)
-def test_the_check_stops_at_the_first_part_that_fails(
-    monkeypatch, screen, at_zero, measured
-):
-    """The check runs its parts cheapest first and stops at the first that fails.
-    The scripted model is always right; it halts 2 steps beyond the carry and its
-    waiting positions use more than an eighth of their budget, which fails the
-    long-chain part (``at_zero=1``); with both scripted to pass (``None``), every
-    part runs and the check passes."""
-    import recur.ut_experiments as ux
-
-    runs = []
-    real = ux.run_model
-
-    def spy(model, bits, n_rounds):
-        runs.append(n_rounds)
-        return real(model, bits, n_rounds)
-
-    monkeypatch.setattr(ux, "run_model", spy)
-    monkeypatch.setattr(ux, "halting_in_a_ring", lambda *a: runs.append("ring") or 0.0)
-    every = SimpleNamespace(exact=[1.0])  # every held-out pair right
-    monkeypatch.setattr(ux, "evaluate", lambda *a: runs.append("heldout") or every)
-    if at_zero is None:
-        monkeypatch.setattr(ux, "_beyond_the_carry", lambda *a: 0.0)
-        monkeypatch.setattr(ux, "_budget_spent", lambda *a: 0.0)
-    row = {"step": 700, "exact": screen, "pairs": 1000}
-    heldout = random_batch(20, 8, seed=1)
-    check = ux.act_check(Scripted(act=True, at_zero=at_zero), row, 5, heldout, 18)
-    names = {18: "chains", 18 + 56: "delayed"}
-    seen = [names.get(r, r) for r in runs]
-    seen = [s if s != "chains" or i == 0 else "randoms" for i, s in enumerate(seen)]
-    assert seen == measured
-    assert check.passed is (len(measured) == 5)
+    too_few = ux.act_check(Scripted(act=True), row | {"pairs": 9_999}, seed=5)
+    assert too_few.heldout == 0.0

@@ -68,8 +68,6 @@ def test_every_data_file_has_a_writer():
     writers |= {"act_seeds_no_delay"}
     # act_studies.py seeds before act_check ran propagating pairs as a ring (Chapter 6)
     writers |= {"act_seeds_no_ring"}
-    # act_studies.py seeds before train_book_act checked every 50 steps (Chapter 6)
-    writers |= {"act_seeds_every_100"}
     # act_studies.py wide before BOOK_ACT trained on kill-ended waits (Chapter 6)
     writers |= {"act_wide_no_kills"}
     assert files <= writers

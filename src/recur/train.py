@@ -47,9 +47,6 @@ class TrainConfig:
     eval_every: int = 50
     eval_size: int = 10_000  # held-out pairs of max_bits bits, never trained on
     stop_at_exact: float | None = 1.0  # stop once held-out exact match reaches this
-    last_step: int | None = None  # stop after this step (or n_steps); the step size
-    # keeps n_steps' schedule: a run cut short, not a shorter one
-    full_heldout: bool = True  # False: checks measure only the 1,000-pair screen
     seed: int = 0
     device: str = "auto"
     n_threads: int | None = None  # CPU threads; None: see recur.device.cpu_threads
@@ -58,11 +55,6 @@ class TrainConfig:
     def rounds(self) -> int:
         """Rounds of the shortest training run (and of the held-out check)."""
         return self.n_rounds if self.n_rounds is not None else self.max_bits + 1
-
-    def final_step(self) -> int:
-        """The step a run ends at unless it stops earlier: ``n_steps``, or
-        ``last_step`` if that comes first."""
-        return min(self.n_steps, self.last_step or self.n_steps)
 
     def eval_rounds(self) -> int:
         """Rounds of the held-out check: the longest run the model was trained for."""
@@ -73,8 +65,6 @@ class TrainConfig:
             raise ValueError(
                 "n_steps, batch_size, eval_size and eval_every must be >= 1"
             )
-        if self.last_step is not None and self.last_step < 1:
-            raise ValueError(f"last_step must be >= 1, got {self.last_step}")
         if not 1 <= self.min_bits <= self.max_bits:
             raise ValueError(
                 f"need 1 <= min_bits <= max_bits, got {self.min_bits}, {self.max_bits}"
@@ -334,11 +324,8 @@ def _step(
 def _check(model, cfg: TrainConfig, heldout, step: int, loss: float, start) -> dict:
     """One row of the history: the held-out exact match after ``step`` steps (on every
     held-out pair at the last step, or once the screen reaches the target)."""
-    last = step == cfg.final_step()
-    if not (last or cfg.full_heldout):
-        screen = math.inf  # the screen only: a check that needs more measures it
-    else:
-        screen = None if last else (cfg.stop_at_exact or 1.0)
+    last = step == cfg.n_steps
+    screen = None if last else (cfg.stop_at_exact or 1.0)
     exact, n_pairs = _heldout_exact(model, heldout, cfg.eval_rounds(), screen)
     seconds = time.perf_counter() - start
     return {
@@ -382,15 +369,15 @@ def train(
     heldout, heldout_keys = heldout_pairs(cfg)
     rows, start, reached, interrupted = [], time.perf_counter(), None, False
     quiet = not cfg.progress or static_page()
-    bar = tqdm(total=cfg.final_step(), disable=quiet, desc="training")
+    bar = tqdm(total=cfg.n_steps, disable=quiet, desc="training")
     try:
         with cpu_threads(cfg.n_threads, device):
-            for step in range(1, cfg.final_step() + 1):
+            for step in range(1, cfg.n_steps + 1):
                 loss = _training_step(
                     model, opt, cfg, (gen, device), heldout_keys, step
                 )
                 bar.update()
-                if step % cfg.eval_every and step != cfg.final_step():
+                if step % cfg.eval_every and step != cfg.n_steps:
                     continue
                 rows.append(_check(model, cfg, heldout, step, loss, start))
                 bar.set_postfix(loss=f"{loss:.4f}", exact=f"{rows[-1]['exact']:.2%}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +23,6 @@ from recur.train import (
     TrainResult,
     attempt_seeds,
     evaluate,
-    heldout_pairs,
     model_device,
     run_model,
     train,
@@ -72,8 +70,7 @@ TUNED_ACT = FIRST_ACT | {
 # as in a 64-bit chain, and since its fourth it runs every pattern of 8 propagating
 # pairs as a ring for 64 rounds, which is what a position deep inside a long run of them
 # sees while it waits) every 100 steps from step 600, which keeps the best checkpoint,
-# stops once one passes and starts again from a new seed if none does (until issue 16's
-# seventh round; see BOOK_CHECKS for how it checks now).
+# stops once one passes and starts again from a new seed if none does.
 BOOK_ACT = TUNED_ACT | {
     "model_options": TUNED_ACT["model_options"] | {"pause": 0.25},
     "n_rounds": 16,
@@ -82,21 +79,6 @@ BOOK_ACT = TUNED_ACT | {
     "eval_every": 100,
     "chain_kill_share": 0.5,
 }
-
-# How train_book_act checks BOOK_ACT since issue 16's seventh round: every 50 steps
-# from step FIRST_CHECK (it was every 100 from step 600), cheapest part first, and a
-# run stops once PASSES_IN_A_ROW checks in a row pass (it was the first pass: checked
-# twice as often, a lone pass was more often a lucky one on choosing seeds 700-714);
-# a run without that by step 800 (``last_step``) starts again from a new seed (it ran
-# all 1,200 steps before), at most MAX_ATTEMPTS runs (it was 2: about two runs in five
-# end without two passes in a row, so four runs leave a seed about 1 chance in 40 of
-# never passing). The runs take the same steps as before (the step size still falls
-# over 1,200 steps); they stop sooner. Training's own held-out check measures only its
-# 1,000-pair screen (``full_heldout``); act_check measures every pair, last.
-BOOK_CHECKS = {"eval_every": 50, "last_step": 800, "full_heldout": False}
-FIRST_CHECK = 300  # train_book_act's first check
-MAX_ATTEMPTS = 4  # train_book_act's runs at most
-PASSES_IN_A_ROW = 2  # checks in a row that must pass (50 steps apart)
 
 
 ACT_TARGET = 0.99  # held-out exact match an ACT run stops at unless told otherwise
@@ -127,13 +109,6 @@ def train_ut(
         **UT_SIZE,
         **(model_options or {}),
     )
-    return model, train(model, ut_config(act, seed, n_rounds, **overrides), done)
-
-
-def ut_config(
-    act: bool = False, seed: int = 0, n_rounds: int = 9, **overrides
-) -> TrainConfig:
-    """:func:`train_ut`'s training settings (``overrides`` replace them)."""
     settings = {
         "lr": 1e-3,
         "batch_size": 64,
@@ -145,7 +120,7 @@ def ut_config(
         "aux_warmup": 500 if act else 0,
         "seed": seed,
     } | overrides
-    return TrainConfig(**settings)
+    return model, train(model, TrainConfig(**settings), done)
 
 
 CHECK_SUMS = 1000  # fresh long-chain 8-bit sums in each act_check
@@ -233,132 +208,78 @@ def _budget_spent(out: Unroll, batch: AdditionBatch) -> float:
 
 @dataclass
 class ActCheck:
-    """Chapter 6's check on the training distribution, after ``step`` steps, in the
-    order :func:`act_check` measures its parts (cheapest first; the first that fails
-    ends the check, and the parts after it stay NaN): exact match on the first 1,000
-    held-out 8-bit pairs (``screen``, from training's own check); exact match on
-    :data:`CHECK_SUMS` fresh long-chain 8-bit sums and the largest share of the
-    halting budget a waiting position used there (:func:`halting_used_while_waiting`);
-    the mean steps beyond the carry on them and on as many random 8-bit sums
-    (positions with a carry; the larger of the two); the largest share of the halting
+    """Chapter 6's check on the training distribution, after ``step`` steps: held-out
+    exact match (every held-out 8-bit pair, from training's own check), exact match on
+    :data:`CHECK_SUMS` fresh long-chain 8-bit sums, the mean steps beyond the carry on
+    them and on as many random 8-bit sums (positions with a carry; the larger of the
+    two), the largest share of the halting budget a waiting position used
+    (:func:`halting_used_while_waiting`), and exact match on :data:`CHECK_SUMS`
+    long-chain 8-bit sums, half of them ending in a kill, whose carries are held back
+    :data:`DELAY` rounds (:func:`delayed_right`), and the largest share of the halting
     budget a position used in :data:`RING_ROUNDS` rounds in a ring of 8 propagating
-    pairs (:func:`halting_in_a_ring`); exact match on :data:`CHECK_SUMS` long-chain
-    8-bit sums, half of them ending in a kill, whose carries are held back
-    :data:`DELAY` rounds (:func:`delayed_right`); and exact match on every held-out
-    pair (``heldout``). Nothing wider than 8 bits is looked at."""
+    pairs (:func:`halting_in_a_ring`). Nothing wider than 8 bits is looked at."""
 
     step: int
-    screen: float
-    long_chains: float = math.nan
-    budget_used: float = math.nan
-    beyond: float = math.nan
-    ring: float = math.nan
-    delayed: float = math.nan
-    heldout: float = math.nan
-
-    def parts_passed(self) -> int:
-        """How many of the check's six parts passed, in the order they are measured:
-        the screen all right; every long chain right with no waiting position past
-        :data:`MAX_BUDGET_USED` of its halting budget; at most :data:`MAX_BEYOND`
-        steps beyond the carry on average; no position of a ring past
-        :data:`MAX_RING_BUDGET` of its budget; at least :data:`MIN_DELAYED` of the
-        delayed carries right; every held-out pair right. (A NaN part fails.)"""
-        parts = (
-            self.screen == 1.0,
-            self.long_chains == 1.0 and self.budget_used <= MAX_BUDGET_USED,
-            self.beyond <= MAX_BEYOND,
-            self.ring <= MAX_RING_BUDGET,
-            self.delayed >= MIN_DELAYED,
-            self.heldout == 1.0,
-        )
-        return next((i for i, ok in enumerate(parts) if not ok), len(parts))
+    heldout: float
+    long_chains: float
+    beyond: float
+    budget_used: float
+    delayed: float
+    ring: float
 
     @property
     def passed(self) -> bool:
-        """Every part passed."""
-        return self.parts_passed() == 6
+        """Every pair right, every long chain right, halting within
+        :data:`MAX_BEYOND` steps of the carry on average, no waiting position past
+        :data:`MAX_BUDGET_USED` of its halting budget, and at least
+        :data:`MIN_DELAYED` of the delayed carries right, and no position of a ring
+        past :data:`MAX_RING_BUDGET` of its halting budget."""
+        right = self.heldout == 1.0 and self.long_chains == 1.0
+        waits = self.budget_used <= MAX_BUDGET_USED and self.delayed >= MIN_DELAYED
+        rings = self.ring <= MAX_RING_BUDGET
+        return right and self.beyond <= MAX_BEYOND and waits and rings
 
     def score(self) -> tuple:
-        """Larger is better: how checkpoints are ranked. Passing first, then the
-        number of parts passed, then the measured shares (a part not measured counts
-        as the worst it could be)."""
-        worst = {"screen": 0.0, "long_chains": 0.0, "delayed": 0.0, "heldout": 0.0}
-        share = {k: v if not math.isnan(v := getattr(self, k)) else bad
-                 for k, bad in worst.items()}  # fmt: skip
-        costs = [self.budget_used, self.beyond, self.ring]
+        """Larger is better: how checkpoints are ranked."""
         return (
             self.passed,
-            self.parts_passed(),
-            share["screen"] + share["long_chains"] + share["heldout"],
-            share["delayed"],
-            *(-math.inf if math.isnan(c) else -c for c in costs),
+            self.heldout + self.long_chains,
+            self.delayed,
+            -self.ring,
+            -self.budget_used,
+            -self.beyond,
         )
 
 
-def act_check(
-    model: UniversalTransformer,
-    row: dict,
-    seed: int,
-    heldout: AdditionBatch,
-    n_rounds: int,
-    complete: bool = False,
-) -> ActCheck:
+def act_check(model: UniversalTransformer, row: dict, seed: int) -> ActCheck:
     """:class:`ActCheck` of ``model`` after the training check that wrote ``row``
-    (its share is the screen of the first 1,000 pairs of ``heldout``; every pair of
-    ``heldout`` is measured at ``n_rounds`` rounds, last). Parts are measured in the
-    class's order until one fails, or all of them with ``complete``. The long-chain
-    sums are seeded ``seed + 2_000_003``, the random ones ``seed + 4_000_037`` and
-    the delayed ones ``seed + 3_000_017``, apart from every test set."""
-    check = ActCheck(int(row["step"]), float(row["exact"]))
-    for needed, measure in _CHECK_PARTS:  # parts that must have passed first
-        if check.parts_passed() < needed and not complete:
-            break
-        measure(model, check, seed, heldout, n_rounds)
-    return check
-
-
-def _chain_parts(model, check: ActCheck, seed: int, *_) -> None:
-    """Long chains right, the halting budget used while waiting, and the steps beyond
-    the carry (the worse of the long chains' and of random sums')."""
+    (the held-out share must cover every held-out pair, else it counts as 0); the
+    long-chain sums are seeded ``seed + 2_000_003``, the random ones ``seed +
+    4_000_037`` and the delayed ones ``seed + 3_000_017``, apart from every test
+    set."""
     chains = long_chain_batch(CHECK_SUMS, 8, seed=seed + 2_000_003)
     out = run_model(model, chains.bits, twice_width_plus_one(8))  # one pass for all
     steps, right = _steps_and_right(out, chains)
     randoms = random_batch(CHECK_SUMS, 8, seed=seed + 4_000_037)
     random_steps, _ = ponder_by_position(model, randoms, twice_width_plus_one(8))
-    check.long_chains = float(right.mean())
-    check.budget_used = _budget_spent(out, chains)
-    check.beyond = max(
+    beyond = max(
         _beyond_the_carry(steps, chains), _beyond_the_carry(random_steps, randoms)
-    )
-
-
-def _ring_part(model, check: ActCheck, *_) -> None:
-    check.ring = halting_in_a_ring(model, 8, RING_ROUNDS)
-
-
-def _delayed_part(model, check: ActCheck, seed: int, *_) -> None:
+    )  # the worse of long chains and random sums
+    used = _budget_spent(out, chains)
     waits = long_chain_batch(CHECK_SUMS, 8, seed=seed + 3_000_017, kill_share=0.5)
     delayed, _ = delayed_right(model, waits, DELAY)
-    check.delayed = float(delayed.mean())
-
-
-def _heldout_part(model, check: ActCheck, seed, heldout, n_rounds: int) -> None:
-    check.heldout = float(evaluate(model, heldout, n_rounds).exact[-1])
-
-
-# act_check's measurements, cheapest first, each with the number of the check's parts
-# that must have passed before it is worth measuring
-_CHECK_PARTS = [(1, _chain_parts), (3, _ring_part), (4, _delayed_part)]
-_CHECK_PARTS += [(5, _heldout_part)]
+    ring = halting_in_a_ring(model, 8, RING_ROUNDS)
+    heldout = row["exact"] if row["pairs"] >= 10_000 else 0.0
+    shares = float(heldout), float(right.mean())
+    waited = used, float(delayed.mean()), ring
+    return ActCheck(int(row["step"]), *shares, beyond, *waited)
 
 
 @dataclass
 class BookRun:
-    """What :func:`train_book_act` returns: the model (the checkpoint kept from the
-    last attempt), that attempt's training run, every check of every attempt, the
-    check of the checkpoint kept, the number of attempts, the seconds of all of them,
-    whether the last attempt passed the check ``in_a_row`` times in a row (the
-    checkpoint kept is then the last of them) and that number."""
+    """What :func:`train_book_act` returns: the model (the best checkpoint of the last
+    attempt), that attempt's training run, every check of every attempt, the check of
+    the checkpoint kept, the number of attempts and the seconds of all of them."""
 
     model: UniversalTransformer
     run: TrainResult
@@ -366,8 +287,10 @@ class BookRun:
     kept: ActCheck | None
     attempts: int
     seconds: float
-    passed: bool
-    in_a_row: int = 1
+
+    @property
+    def passed(self) -> bool:
+        return self.kept is not None and self.kept.passed
 
     def words(self) -> str:
         """What happened, for the page: derived from the checks, never assumed."""
@@ -375,86 +298,54 @@ class BookRun:
         if self.kept is None:
             return f"made no check in {runs} (too few steps)"
         if self.passed:
-            steps = [c.step for c in self.checks[-self.in_a_row :]]
-            at = " and ".join(f"{step:,}" for step in steps)
-            return f"passed the check at step{'s' * (len(steps) > 1)} {at}, in {runs}"
-        times = {1: "", 2: " twice in a row"}.get(self.in_a_row, " in a row")
-        how = "passes the check by itself" if self.kept.passed else "fails the check"
+            return f"passed the check at step {self.kept.step:,}, in {runs}"
         return (
-            f"did not pass the check{times} in {runs}; the page goes on with the best "
-            f"checkpoint (step {self.kept.step:,}), which {how}"
+            f"passed no check in {runs}; the page goes on with the best checkpoint "
+            f"(step {self.kept.step:,}), which fails the check"
         )
 
 
-def _book_settings(seed: int, overrides: dict) -> tuple[dict, dict]:
-    """The settings of one run of :func:`train_book_act` and what its checks need:
-    the seed, the held-out pairs the run keeps out of training and its rounds."""
-    settings = BOOK_ACT | BOOK_CHECKS | overrides
-    model_keys = ("window", "ponder_weight", "model_options")
-    training = {k: v for k, v in settings.items() if k not in model_keys}
-    config = ut_config(seed=seed, **training)
-    heldout = heldout_pairs(config)[0]
-    measure = {"seed": seed, "heldout": heldout, "n_rounds": config.eval_rounds()}
-    return settings, measure
-
-
-def _attempt(seed: int, checks: list, min_step: int, in_a_row: int, **overrides):
-    """One training run of BOOK_ACT with :func:`act_check` from ``min_step`` on. It
-    stops once ``in_a_row`` checks in a row pass and keeps the last of them, or else
-    keeps the best checkpoint (measured in full if it failed, for the page). The
-    model, the run, the kept check (``None`` if no check was made) and whether the
-    run passed ``in_a_row`` times."""
-    settings, measure = _book_settings(seed, overrides)
+def _attempt(seed: int, checks: list, min_step: int, **overrides):
+    """One training run of BOOK_ACT that keeps its best checkpoint and stops at the
+    first check (from ``min_step`` on) that passes; the model, the run and the check
+    of the checkpoint kept (``None`` if no check was made)."""
     best: dict = {}
-    streak = [0]  # passing checks in a row so far
 
     def done(model, row) -> bool:
         if row["step"] < min_step:
             return False
-        check = act_check(model, row, **measure)
+        check = act_check(model, row, seed)
         checks.append(check)
-        streak[0] = streak[0] + 1 if check.passed else 0
-        if streak[0] >= in_a_row or not best or check.score() > best["check"].score():
+        if not best or check.score() > best["check"].score():
             state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            best.update(check=check, state=state, row=row)
-        return streak[0] >= in_a_row
+            best.update(check=check, state=state)
+        return check.passed
 
-    model, run = train_ut(**settings, seed=seed, done=done)
-    if not best:
-        return model, run, None, False
-    model.load_state_dict(best["state"])
-    kept = best["check"]
-    if not kept.passed:  # every part of the check, for the page
-        kept = act_check(model, best["row"], **measure, complete=True)
-        checks[checks.index(best["check"])] = kept
-    return model, run, kept, streak[0] >= in_a_row
+    model, run = train_ut(**(BOOK_ACT | overrides), seed=seed, done=done)
+    if best:
+        model.load_state_dict(best["state"])
+    return model, run, best.get("check")
 
 
 def train_book_act(
-    seed: int = 0,
-    max_attempts: int = MAX_ATTEMPTS,
-    min_step: int = FIRST_CHECK,
-    in_a_row: int = PASSES_IN_A_ROW,
-    **overrides,
+    seed: int = 0, max_attempts: int = 2, min_step: int = 600, **overrides
 ) -> BookRun:
-    """Chapter 6's training procedure: :data:`BOOK_ACT` with :func:`act_check` at
-    every held-out check from step ``min_step`` on (:data:`BOOK_CHECKS`), stopping
-    once ``in_a_row`` checks in a row pass; if none do by the run's ``last_step``, it
-    starts again with the next seed of :func:`recur.train.attempt_seeds`, at most
-    ``max_attempts`` runs in all. Only sums of at most 8 bits are used.
-    ``overrides`` go to :func:`train_ut` (``device``, ``progress``, ...)."""
+    """Chapter 6's training procedure: :data:`BOOK_ACT` with :func:`act_check` from
+    step ``min_step`` on (after the ponder cost's ramp), keeping the best checkpoint
+    and stopping once one passes; if none passes, it starts again with the next seed
+    of :func:`recur.train.attempt_seeds`, at most ``max_attempts`` runs in all. Only
+    sums of at most 8 bits are used. ``overrides`` go to :func:`train_ut` (``device``,
+    ``progress``, ...)."""
     checks: list[ActCheck] = []
     start = time.perf_counter()
     seeds = attempt_seeds(seed, max_attempts)
     for attempt_seed in seeds:
-        model, run, kept, passed = _attempt(
-            attempt_seed, checks, min_step, in_a_row, **overrides
-        )
-        if passed:
+        model, run, kept = _attempt(attempt_seed, checks, min_step, **overrides)
+        if kept is not None and kept.passed:
             break
     seconds = time.perf_counter() - start
     n_runs = seeds.index(attempt_seed) + 1
-    return BookRun(model, run, checks, kept, n_runs, seconds, passed, in_a_row)
+    return BookRun(model, run, checks, kept, n_runs, seconds)
 
 
 def ponder_by_position(
