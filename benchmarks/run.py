@@ -38,12 +38,24 @@ from recur.ut_experiments import BOOK_ACT, train_ut
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 RESULTS: list[dict] = []
+RUNNING: list[str] = []  # the bench_* function running now, without "bench_"
 
 
 def emit(name: str, value: float, unit: str) -> None:
+    """One entry, marked with the bench_* function that wrote it (``by``)."""
     row = {"name": name, "value": round(value, 4), "unit": unit}
+    row |= {"by": RUNNING[-1]} if RUNNING else {}
     RESULTS.append(row)
     print(json.dumps(row), flush=True)
+
+
+def run_bench(name: str, *args, **kwargs) -> None:
+    """Run ``bench_NAME(*args, **kwargs)``; its entries are marked ``"by": NAME``."""
+    RUNNING.append(name)
+    try:
+        globals()[f"bench_{name}"](*args, **kwargs)
+    finally:
+        RUNNING.pop()
 
 
 def machine() -> dict:
@@ -386,23 +398,22 @@ def bench_chapters(names: list[str]) -> None:
 def gpu_bench() -> None:
     """``--gpu``: the entries a GPU changes (devices side by side, attention on every
     device), written to ``book/data/bench_gpu.jsonl`` beside ``bench.jsonl``."""
-    bench_devices(out="bench_devices_gpu.csv")
-    bench_attention(BOOK / "data" / "attention_costs_gpu.csv")
+    run_bench("devices", out="bench_devices_gpu.csv")
+    run_bench("attention", BOOK / "data" / "attention_costs_gpu.csv")
     write_results(BOOK / "data" / "bench_gpu.jsonl")
 
 
-def update(names: list[str]) -> None:
+def update(names: list[str], path: Path = BOOK / "data" / "bench.jsonl") -> None:
     """``--only NAME ...``: rerun some entries (``act_ut``, ``devices``, ...: the
-    ``bench_*`` functions) and replace theirs in ``book/data/bench.jsonl``."""
-    path = BOOK / "data" / "bench.jsonl"
+    ``bench_*`` functions) and replace theirs in ``path``: every old entry that one of
+    them wrote (``by``; entries renamed since go too) or that has a name written now.
+    Entries of other functions stay, whatever their names (an older rule dropped
+    every entry starting ``NAME_``, so ``act_ut`` dropped ``act_ut_two_slots_*``)."""
     old = [json.loads(line) for line in path.read_text().splitlines()]
     for name in names:
-        globals()[f"bench_{name}"]()
+        run_bench(name)
     new = {row["name"] for row in RESULTS}
-    stale = tuple(f"{name}_" for name in names)  # e.g. act_ut_: entries renamed since
-    kept = [
-        r for r in old[1:] if r["name"] not in new and not r["name"].startswith(stale)
-    ]
+    kept = [r for r in old[1:] if r["name"] not in new and r.get("by") not in names]
     RESULTS[:0] = kept
     write_results(path)
 
@@ -414,17 +425,12 @@ if __name__ == "__main__":
     if "--only" in sys.argv:
         update(sys.argv[sys.argv.index("--only") + 1 :])
         sys.exit(0)
-    bench_carry()
-    bench_shared()
-    bench_under_load()
-    bench_ut_step()
-    bench_two_slots()
-    bench_act_ut()
-    bench_deq()
-    bench_attention()
-    bench_devices()
+    for name in ("carry", "shared", "under_load", "ut_step", "two_slots", "act_ut"):
+        run_bench(name)
+    for name in ("deq", "attention", "devices"):
+        run_bench(name)
     write_results(BOOK / "data" / "bench.jsonl")  # Chapter 7 reads the DEQ's peaks
-    bench_chapters(sys.argv[1:])
+    run_bench("chapters", sys.argv[1:])
     write_results(BOOK / "data" / "bench.jsonl")
     if torch.cuda.is_available():
         RESULTS.clear()

@@ -5,6 +5,7 @@ a chapter raises, a test fails or a glued verdict (``*_ok``) changes."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -69,3 +70,28 @@ def test_the_device_benchmark_runs_on_every_device_found(tmp_path):
     assert set(table["device"]) == set(bench.devices())
     assert (table["seconds per 100 steps"] > 0).all()
     assert (tmp_path / "d.csv").exists()
+
+
+def test_rerunning_some_entries_keeps_every_other_functions_entries(tmp_path):
+    """``run.py --only NAME``: the entries NAME wrote before go (renamed ones too) and
+    its new ones come in; entries of other functions stay even when their names start
+    with ``NAME_`` (the old prefix rule dropped them), and so do entries without
+    ``by`` (written before entries were marked) unless NAME writes their name now."""
+    bench = _load("run")
+    bench.bench_fake = lambda: bench.emit("fake_new", 2.0, "s")
+    path = tmp_path / "bench.jsonl"
+    old = [
+        {"machine": "x"},
+        {"name": "fake_renamed", "value": 1.0, "unit": "s", "by": "fake"},
+        {"name": "fake_by_other", "value": 3.0, "unit": "s", "by": "other"},
+        {"name": "fake_new", "value": 1.0, "unit": "s"},  # unmarked, same name
+        {"name": "unmarked", "value": 4.0, "unit": "s"},
+    ]
+    path.write_text("\n".join(json.dumps(row) for row in old) + "\n")
+    bench.update(["fake"], path)
+    rows = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    assert [(r["name"], r["value"], r.get("by")) for r in rows] == [
+        ("fake_by_other", 3.0, "other"),
+        ("unmarked", 4.0, None),
+        ("fake_new", 2.0, "fake"),
+    ]
