@@ -403,6 +403,11 @@ def gpu_bench() -> None:
     write_results(BOOK / "data" / "bench_gpu.jsonl")
 
 
+# make bench's bench_* functions, in order (bench_chapters runs after them)
+CPU_BENCHES = ("carry", "shared", "under_load", "ut_step", "two_slots", "act_ut", "deq")
+CPU_BENCHES += ("attention", "devices")
+
+
 def update(names: list[str], path: Path = BOOK / "data" / "bench.jsonl") -> None:
     """``--only NAME ...``: rerun some entries (``act_ut``, ``devices``, ...: the
     ``bench_*`` functions) and replace theirs in ``path``: every old entry that one of
@@ -425,9 +430,7 @@ if __name__ == "__main__":
     if "--only" in sys.argv:
         update(sys.argv[sys.argv.index("--only") + 1 :])
         sys.exit(0)
-    for name in ("carry", "shared", "under_load", "ut_step", "two_slots", "act_ut"):
-        run_bench(name)
-    for name in ("deq", "attention", "devices"):
+    for name in CPU_BENCHES:
         run_bench(name)
     write_results(BOOK / "data" / "bench.jsonl")  # Chapter 7 reads the DEQ's peaks
     run_bench("chapters", sys.argv[1:])
