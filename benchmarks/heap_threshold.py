@@ -1,0 +1,82 @@
+"""What ``recur.device.limit_heap_growth``'s threshold costs and saves, each case in a
+fresh process with one torch thread, the thresholds interleaved (A B C A B C ...):
+
+- ``train``: seconds for 200 training steps of Chapter 6's model (``BOOK_ACT``, seed
+  710, two held-out checks);
+- ``memory``: peak resident MiB after three ACT forward passes over 100 random sums of
+  256 bits for 800 rounds (the halting unit's bias set to -30, so that no position
+  halts), the kind of run that fragmented glibc's heap in the wide studies.
+
+A threshold of 0 leaves glibc alone. Prints one JSON line per run. About 25 minutes
+on 2 cores (a 64 KiB memory run alone takes over 5 minutes).
+
+Run: ``.venv/bin/python benchmarks/heap_threshold.py [--repeats N] [--thresholds A,B]``.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+
+import torch
+
+THRESHOLDS = (0, 64 * 1024, 4 * 1024 * 1024)
+
+
+def _train() -> float:
+    from recur.ut_experiments import BOOK_ACT, train_ut
+
+    settings = {"n_steps": 200, "eval_every": 100, "stop_at_exact": None}
+    start = time.perf_counter()
+    train_ut(**(BOOK_ACT | settings), seed=710, progress=False, device="cpu")
+    return time.perf_counter() - start
+
+
+def _memory() -> float:
+    from recur.tasks import random_batch
+    from recur.train import run_model
+    from recur.ut import UniversalTransformer
+    from recur.ut_experiments import BOOK_ACT, UT_SIZE
+
+    torch.manual_seed(0)
+    options = BOOK_ACT["model_options"]
+    model = UniversalTransformer(window=1, act=True, **UT_SIZE, **options)
+    model.halting.linear.bias.data.fill_(-30.0)  # no position halts before round 800
+    for k in range(3):
+        run_model(model, random_batch(100, 256, seed=k).bits, 800)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB
+
+
+def one_case(case: str, threshold: int) -> dict:
+    """Run ``case`` in this process with ``threshold`` (0: glibc left alone)."""
+    from recur.device import limit_heap_growth
+
+    torch.set_num_threads(1)
+    if threshold:
+        limit_heap_growth(threshold)
+    value = _train() if case == "train" else _memory()
+    unit = "s" if case == "train" else "MiB"
+    return {"case": case, "threshold": threshold, "value": value, "unit": unit}
+
+
+def _option(name: str, default: str) -> str:
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+if __name__ == "__main__":
+    if "--one" in sys.argv:  # a child: one case, one threshold
+        case, threshold = _option("--one", "train"), int(_option("--threshold", "0"))
+        print(json.dumps(one_case(case, threshold)), flush=True)
+        sys.exit(0)
+    repeats = int(_option("--repeats", "2"))
+    default = ",".join(map(str, THRESHOLDS))
+    thresholds = [int(t) for t in _option("--thresholds", default).split(",")]
+    for case in ("train", "memory"):
+        for _ in range(repeats if case == "train" else 1):
+            for threshold in thresholds:
+                command = [sys.executable, __file__, "--one", case]
+                command += ["--threshold", str(threshold)]
+                subprocess.run(command, check=True)
