@@ -7,8 +7,9 @@ on 2 cores with ``--jobs 2``. ``--models 0,3`` reruns only those of ``recur.live
 (here Chapter 2's cell and the DEQ cell) and keeps the other rows of the table.
 
 The committed ``live_seeds_first_100.csv`` is the whole table as it was before Chapter
-2's cell had its check (``recur.cell_check``): that training stopped at the first
-check where every held-out pair was right. Chapter 2 compares the two.
+2's cell had its check (``recur.cell_check``) and before Chapter 7's DEQ cell had its
+own (``recur.deq.train_deq``): both trainings stopped at the first check where every
+held-out pair was right, in one run. Chapters 2 and 7 compare the two.
 
 Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--models I,J]``.
 """

@@ -101,6 +101,11 @@ MEASUREMENTS = {
     ),
     "gradient_by_round": (_cell, lambda m: ex.gradient_by_round(m, BATCH, 3)),
     "stays_right": (_cell, lambda m: cell_check.stays_right(m, BATCH, 2, 4)),
+    "stays_right_check": (
+        _cell,
+        lambda m: cell_check.stays_right_check(m, BATCH, TrainConfig(n_rounds=2)),
+    ),
+    "right_with_cap": (_deq, lambda m: deq.right_with_cap(m, BATCH)),
     "rounds_table": (_cell, lambda m: ux.rounds_table({"m": m}, BATCH, 3)),
     "ponder_by_position": (_act_ut, lambda m: ux.ponder_by_position(m, BATCH, 6)),
     "ponder_vs_distance": (_act_ut, lambda m: ux.ponder_vs_distance(m, BATCH, 6)),
@@ -173,6 +178,7 @@ NO_DEVICE_CASE = {
     "train.eval_mode": "switches the mode; every case above checks it is restored",
     "train.train": "test_training_runs_on_the_model_device; the whole test session",
     "train.seconds_per_step": "a timing: test_step_timing_runs_on_the_model_device",
+    "cell_check.checked_training": "test_checked_training_builds_each_model_on_...",
     "widgets.static_learned_explorer": "an element, and write_model_script's file",
 }
 
@@ -268,6 +274,18 @@ def test_training_runs_on_the_model_device():
         assert next(model.parameters()).device == FAKE
     assert result.history["step"].tolist() == [5, 10]
     assert np.isfinite(result.history["loss"]).all()
+
+
+def test_checked_training_builds_each_model_on_the_device():
+    """``train_deq`` (``checked_training``) builds a new model on the CPU for every
+    run; each must train on the device asked for and the model returned be there."""
+    settings = {"max_bits": 4, "n_steps": 4, "eval_every": 2, "eval_size": 40}
+    with FakeAccelerator():
+        tries = deq.train_deq(seed=3, device="meta", progress=False, **settings)
+        assert next(tries.model.parameters()).device == FAKE
+    assert tries.attempts == 2 and not tries.passed  # 4 steps: nowhere near 100%
+    assert tries.run.config.seed == 1003 and tries.run.config.n_rounds == 18
+    assert np.isfinite(tries.run.history["loss"]).all()
 
 
 def test_step_timing_runs_on_the_model_device():

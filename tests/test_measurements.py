@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 import recur.cell_check as cell_check
+import recur.deq as deq_module
 import recur.train as train_module
 from recur.act import mix_states
 from recur.cell_check import STAY_ROUNDS, stays_right, train_cell
@@ -347,6 +348,33 @@ def test_train_cell_words_for_a_run_that_never_passes(monkeypatch):
     )
     with pytest.raises(ValueError, match="max_attempts"):
         train_cell(max_attempts=0)
+
+
+def test_train_deq_asks_the_pairs_to_be_right_with_a_cap_of_64(monkeypatch):
+    """Chapter 2's procedure with the DEQ's check: first run right only when the
+    solver stops at the trained cap of 18 (wrong at 64), second run right at any
+    cap."""
+    seeds = []
+    monkeypatch.setattr(cell_check, "seed_everything", seeds.append)
+    models = iter([Scripted(lambda n: {18}), Scripted(lambda n: set(range(99)))])
+    monkeypatch.setattr(deq_module, "EquilibriumCell", lambda: next(models))
+    deq = deq_module.train_deq(seed=5, **CELL_SETTINGS)
+    assert seeds == [5, 1005] and deq.attempts == 2 and deq.passed
+    assert [(c.step, c.stays) for c in deq.checks] == [(2, 0.0), (4, 0.0), (2, 1.0)]
+    assert deq.run.config.n_rounds == 18 and deq.run.config.seed == 1005
+    assert deq.words().startswith(
+        "added all 300 held-out pairs after 2 steps and kept them right with a "
+        "solver cap of 64, in 2 runs ("
+    )
+    models = iter([Scripted(lambda n: set(range(99))), Scripted()])
+    first = deq_module.train_deq(seed=5, **CELL_SETTINGS)
+    assert first.attempts == 1 and first.passed  # no second run after a pass
+    models = iter([Scripted(lambda n: {18}) for _ in range(2)])
+    deq = deq_module.train_deq(seed=5, **CELL_SETTINGS)
+    assert deq.words() == (
+        "passed no check in 2 runs: after 4 steps it adds 100.00% of the 300 "
+        "held-out pairs checked, and 0.00% of them are right with a solver cap of 64"
+    )
 
 
 # ----------------------------------------------------------- Chapters 5-6

@@ -157,6 +157,33 @@ def test_live_counts_by_hand():
     assert live_counts(table, "a") == want
 
 
+def test_short_of_the_bar_words_by_hand():
+    from recur.live import short_of_the_bar_words
+
+    def table(met: dict) -> pd.DataFrame:  # 20 seeds per model, met[name] succeed
+        rows = [
+            {"model": name, "reached 100%": True, "train seconds": 1.0,
+             "exact at 8 bits": 1.0, "success": seed < count}
+            for name, count in met.items() for seed in range(20)
+        ]  # fmt: skip
+        return pd.DataFrame(rows)
+
+    names = ("A", "B", "C")
+    assert short_of_the_bar_words(table({"A": 19, "B": 20, "C": 19}), names) == (
+        "Every live training whose result a chapter states met it for at least 19 of "
+        "20 seeds."
+    )
+    one = short_of_the_bar_words(table({"A": 19, "B": 18, "C": 20}), names)
+    assert one.startswith(
+        "The live training of B met its chapter's result for fewer than 19 of 20 seeds"
+    )
+    three = short_of_the_bar_words(table({"A": 0, "B": 18, "C": 10}), names)
+    assert three.startswith(
+        "The live trainings of A, B and C met their chapters' results for fewer than "
+        "19 of 20 seeds (the table above counts them)."
+    )
+
+
 def test_each_live_training_has_its_chapters_bar():
     from recur.live import LIVE, passes
 

@@ -15,6 +15,7 @@ starts again from a new seed. Nothing wider than 8 bits is looked at.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from torch import nn
@@ -63,14 +64,18 @@ class CellCheck:
 
 @dataclass
 class CellRun:
-    """What :func:`train_cell` returns: the model and training run of the last attempt,
-    every check of every attempt, the number of attempts and the seconds of all."""
+    """What :func:`train_cell` (or :func:`recur.deq.train_deq`) returns: the model and
+    training run of the last attempt, every check of every attempt, the number of
+    attempts and the seconds of all. ``kept`` and ``share`` say what the check asks,
+    for :meth:`words`."""
 
-    model: LocalCell
+    model: nn.Module
     run: TrainResult
     checks: list[CellCheck]
     attempts: int
     seconds: float
+    kept: str = f"kept them right through round {STAY_ROUNDS}"
+    share: str = f"stay right through round {STAY_ROUNDS}"
 
     @property
     def passed(self) -> bool:
@@ -83,9 +88,8 @@ class CellRun:
             pairs = int(self.run.history["pairs"].iloc[-1])
             steps = int(self.run.history["step"].iloc[-1])
             return (
-                f"added all {pairs:,} held-out pairs after {steps:,} steps and kept "
-                f"them right through round {STAY_ROUNDS}, in {runs} "
-                f"({self.seconds:.1f} s on this machine)"
+                f"added all {pairs:,} held-out pairs after {steps:,} steps and "
+                f"{self.kept}, in {runs} ({self.seconds:.1f} s on this machine)"
             )
         last = self.run.history.iloc[-1]
         words = (
@@ -93,8 +97,7 @@ class CellRun:
             f"{last['exact']:.2%} of the {int(last['pairs']):,} held-out pairs checked"
         )
         if self.checks:
-            stays = self.checks[-1].stays
-            words += f", and {stays:.2%} of them stay right through round {STAY_ROUNDS}"
+            words += f", and {self.checks[-1].stays:.2%} of them {self.share}"
         return words
 
 
@@ -105,30 +108,56 @@ def train_cell(seed: int = 0, max_attempts: int = 2, **overrides) -> CellRun:
     through :data:`STAY_ROUNDS` (:func:`stays_right`); if none passes, it starts again
     with the next of :func:`recur.train.attempt_seeds`, at most ``max_attempts`` runs.
     ``overrides`` go to :class:`TrainConfig` (``device``, ``progress``, ...)."""
+    settings = {"max_bits": 8} | overrides
+    return checked_training(
+        lambda: LocalCell(), settings, stays_right_check, seed, max_attempts
+    )
+
+
+def stays_right_check(
+    model: nn.Module, heldout: AdditionBatch, cfg: TrainConfig
+) -> float:
+    """:func:`train_cell`'s check: the share of the held-out pairs right after the
+    trained rounds and every round after them, through :data:`STAY_ROUNDS`."""
+    return stays_right(model, heldout, cfg.rounds())
+
+
+def checked_training(
+    make_model: Callable[[], nn.Module],
+    settings: dict,
+    check: Callable,
+    seed: int,
+    max_attempts: int,
+    **words: str,
+) -> CellRun:
+    """Train ``make_model()`` (its initial weights from the run's seed) with
+    ``settings`` for :class:`TrainConfig`, stopping at the first check at which every
+    held-out pair is right and ``check(model, heldout, cfg)`` returns 1; if none
+    passes, start again with the next of :func:`recur.train.attempt_seeds`, at most
+    ``max_attempts`` runs. ``words`` (``kept``, ``share``) go to :class:`CellRun`."""
     checks: list[CellCheck] = []
     start = time.perf_counter()
     seeds = attempt_seeds(seed, max_attempts)
     for attempt_seed in seeds:
-        model, run = _cell_attempt(attempt_seed, checks, overrides)
+        cfg = TrainConfig(**(settings | {"seed": attempt_seed, "stop_at_exact": None}))
+        seed_everything(attempt_seed)  # the initial weights come from this seed
+        model = make_model()
+        run = train(model, cfg, _checking(check, cfg, checks))
         if run.reached:
             break
     n_runs = seeds.index(attempt_seed) + 1
-    return CellRun(model, run, checks, n_runs, time.perf_counter() - start)
+    return CellRun(model, run, checks, n_runs, time.perf_counter() - start, **words)
 
 
-def _cell_attempt(seed: int, checks: list, overrides: dict) -> tuple:
-    """One training run of :func:`train_cell`: the model and the run."""
-    settings = {"max_bits": 8, "seed": seed, "stop_at_exact": None} | overrides
-    cfg = TrainConfig(**settings)
+def _checking(check: Callable, cfg: TrainConfig, checks: list) -> Callable:
+    """The ``done`` of one run of :func:`checked_training`: ``check`` once every
+    held-out pair is right; each check is appended to ``checks``."""
     heldout, _ = heldout_pairs(cfg)  # the pairs training keeps out and checks
 
     def done(model: nn.Module, row: dict) -> bool:
         if row["pairs"] < len(heldout) or row["exact"] < 1.0:
             return False  # not every held-out pair right yet (or only the screen)
-        check = CellCheck(int(row["step"]), stays_right(model, heldout, cfg.rounds()))
-        checks.append(check)
-        return check.passed
+        checks.append(CellCheck(int(row["step"]), check(model, heldout, cfg)))
+        return checks[-1].passed
 
-    seed_everything(seed)  # the initial weights come from this seed
-    model = LocalCell()
-    return model, train(model, cfg, done)
+    return done

@@ -20,12 +20,18 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from recur.cell_check import CellRun, checked_training
 from recur.costs import saved_bytes
 from recur.device import cpu_threads
 from recur.fixedpoint import Solve, fixed_point
 from recur.shared import LocalCell, Unroll, check_bits_tensor, check_rounds
-from recur.tasks import chain_batch, random_batch, twice_width_plus_one
-from recur.train import eval_mode, evaluate, model_device
+from recur.tasks import (
+    AdditionBatch,
+    chain_batch,
+    random_batch,
+    twice_width_plus_one,
+)
+from recur.train import TrainConfig, eval_mode, evaluate, model_device
 
 
 class EquilibriumCell(nn.Module):
@@ -91,6 +97,36 @@ class EquilibriumCell(nn.Module):
                 state = self.update(problem, state)  # (B, n, d)
         logits = self.cell.readout(state).squeeze(-1)  # (B, n)
         return Unroll(logits[None], bits.new_zeros(()))
+
+
+# Chapter 7's training of the DEQ cell: sums of at most 8 bits, a solver cap of 18
+# iterations (TrainConfig's defaults otherwise: 1,500 steps at most), stopping at the
+# first check at which every held-out pair is right, and right still when the solver
+# may run DEQ_CHECK_CAP iterations (train_deq).
+DEQ_TRAINING = {"max_bits": 8, "n_rounds": 18}
+DEQ_CHECK_CAP = 64  # the check's solver cap, as Chapter 2's check runs 64 rounds
+
+
+def right_with_cap(
+    model: EquilibriumCell, heldout: AdditionBatch, cfg: TrainConfig | None = None
+) -> float:
+    """:func:`train_deq`'s check: the share of the held-out pairs right when the solver
+    may run :data:`DEQ_CHECK_CAP` iterations (``cfg``, the run's, is not needed)."""
+    return float(evaluate(model, heldout, DEQ_CHECK_CAP).exact[-1])
+
+
+def train_deq(seed: int = 0, max_attempts: int = 2, **overrides) -> CellRun:
+    """Chapter 7's DEQ cell (:class:`EquilibriumCell`, initial weights from ``seed``)
+    trained with :data:`DEQ_TRAINING`, stopping at the first check at which every
+    held-out pair is right and :func:`right_with_cap` finds them all right; if none
+    passes, it starts again from a new seed, at most ``max_attempts`` runs
+    (:func:`recur.cell_check.checked_training`, Chapter 2's procedure with this
+    check). ``overrides`` go to :class:`~recur.train.TrainConfig` (``device``, ...)."""
+    cap = f"with a solver cap of {DEQ_CHECK_CAP}"
+    return checked_training(
+        EquilibriumCell, DEQ_TRAINING | overrides, right_with_cap, seed, max_attempts,
+        kept=f"kept them right {cap}", share=f"are right {cap}",
+    )  # fmt: skip
 
 
 @contextlib.contextmanager

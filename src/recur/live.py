@@ -4,8 +4,9 @@ tested on fresh sums that no choice was made on (drawn with seeds 9,000,000 + se
 
 - Chapter 2's cell (``LocalCell``, 9 rounds, trained by
   :func:`recur.cell_check.train_cell`: its check passed) and Chapter 7's DEQ cell
-  (``EquilibriumCell``, cap 18: 100% of the held-out pairs in training): every one of
-  50 random 1,024-bit sums right (n + 1 rounds; a solver cap of 2 (n + 1)).
+  (``EquilibriumCell``, cap 18, trained by :func:`recur.deq.train_deq`: its check
+  passed): every one of 50 random 1,024-bit sums right (n + 1 rounds; a solver cap of
+  2 (n + 1)).
 - Chapter 3's injected cell (``train_variant(True, 1)``, 1,000 steps): the same, on
   200 random 32-bit sums after 4 (n + 1) = 132 rounds.
 - Chapter 4's local UT (``train_ut(window=1)``, 800 steps): at least 99%
@@ -29,12 +30,12 @@ import time
 import pandas as pd
 
 from recur.cell_check import train_cell
-from recur.deq import EquilibriumCell
+from recur.deq import train_deq
 from recur.device import run_jobs, seed_everything
 from recur.experiments import train_variant
 from recur.pondernet import train_ponder
 from recur.tasks import long_chain_batch, random_batch, twice_width_plus_one
-from recur.train import TrainConfig, evaluate, train
+from recur.train import evaluate
 from recur.ut_experiments import ponder_vs_distance, train_ut
 
 LIVE = (
@@ -62,9 +63,9 @@ def _train(name: str, seed: int, overrides: dict):
         )
     if name == LIVE[2]:
         return train_ut(window=1, **({"n_steps": 800, "lr": 3e-3} | quiet))
-    if name == LIVE[3]:
-        model, cfg = EquilibriumCell(), {"max_bits": 8, "n_rounds": 18}
-        return model, train(model, TrainConfig(**(cfg | quiet)))
+    if name == LIVE[3]:  # Chapter 7's procedure: the check at a solver cap of 64
+        deq = train_deq(**quiet)
+        return deq.model, deq.run
     return train_ponder(**quiet)
 
 
@@ -150,3 +151,29 @@ def live_counts(table: pd.DataFrame, name: str) -> dict:
         "short": int((runs["reached 100%"].astype(bool) & ~success).sum()),
         "learned": int((runs["exact at 8 bits"] >= UT_EXACT).sum()),
     }
+
+
+SEEDS_NEEDED = 19  # of 20: how often the book asks a result it states to hold
+RESULTS = LIVE[:4]  # PonderNet's row counts a shortcoming, not a result
+
+
+def short_of_the_bar_words(table: pd.DataFrame, names=RESULTS) -> str:
+    """For the page: which of ``names`` (the live trainings whose result a chapter
+    states) met it for fewer than :data:`SEEDS_NEEDED` of a :func:`live_seed_runs`
+    table's seeds, derived from the table."""
+    counts = {name: live_counts(table, name) for name in names}
+    short = [name for name, c in counts.items() if c["met"] < SEEDS_NEEDED]
+    n = max(c["n"] for c in counts.values())
+    if not short:
+        return (
+            f"Every live training whose result a chapter states met it for at least "
+            f"{SEEDS_NEEDED} of {n} seeds."
+        )
+    listed = short[0] if len(short) == 1 else f"{', '.join(short[:-1])} and {short[-1]}"
+    what = "training of" if len(short) == 1 else "trainings of"
+    whose = "its chapter's result" if len(short) == 1 else "their chapters' results"
+    return (
+        f"The live {what} {listed} met {whose} for fewer than {SEEDS_NEEDED} of {n} "
+        "seeds (the table above counts them). Why some seeds fail where others work, "
+        "we measured only in part."
+    )

@@ -287,7 +287,7 @@ def step_size(step: int, cfg: TrainConfig) -> float:
 
 def attempt_seeds(seed: int, max_attempts: int) -> list[int]:
     """The seeds of a training procedure that starts again when its check never
-    passes (Chapters 2 and 6): ``seed``, then ``seed + 1000``, ``seed + 2000``, ...,
+    passes (Chapters 2, 6 and 7): ``seed``, then ``seed + 1000``, ``seed + 2000``, ...,
     ``max_attempts`` in all."""
     if max_attempts < 1:
         raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
