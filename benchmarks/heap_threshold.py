@@ -7,8 +7,9 @@ fresh process with one torch thread, the thresholds interleaved (A B C A B C ...
   256 bits for 800 rounds (the halting unit's bias set to -30, so that no position
   halts), the kind of run that fragmented glibc's heap in the wide studies.
 
-A threshold of 0 leaves glibc alone. Prints one JSON line per run. About 25 minutes
-on 2 cores (a 64 KiB memory run alone takes over 5 minutes).
+A threshold of 0 leaves glibc alone. Prints one JSON line per run. A training case
+took 14-33 s here and a memory case about 2 minutes, except at 64 KiB, where one did not
+finish in 5 minutes.
 
 Run: ``.venv/bin/python benchmarks/heap_threshold.py [--repeats N] [--thresholds A,B]``.
 """
