@@ -109,6 +109,7 @@ def train_cell(seed: int = 0, max_attempts: int = 2, **overrides) -> CellRun:
     with the next of :func:`recur.train.attempt_seeds`, at most ``max_attempts`` runs.
     ``overrides`` go to :class:`TrainConfig` (``device``, ``progress``, ...)."""
     settings = {"max_bits": 8} | overrides
+    # a lambda, not LocalCell itself: the class is looked up when each run starts
     return checked_training(
         lambda: LocalCell(), settings, stays_right_check, seed, max_attempts
     )
