@@ -147,11 +147,48 @@ def test_ponder_has_gradient_only_through_remainder():
     assert h_by_step.grad.tolist() == expected
 
 
-def test_act_loop_records_every_emitted_h():
+def test_act_loop_records_h_while_a_position_runs_and_0_after():
     h_by_step = torch.tensor([[[0.2, 0.9]], [[0.5, 0.9]], [[0.9, 0.9]], [[0.9, 0.9]]])
     step, unit, _ = _scripted(h_by_step)
     out = act_loop(step, torch.zeros(1, 2, 1), unit, max_steps=4)
-    assert out.halting.tolist() == h_by_step[:3].tolist()  # three rounds ran
+    # three rounds ran; position 1 halted in round 2 (.9 + .9 >= .99)
+    expected = h_by_step[:3].clone()
+    expected[2, 0, 1] = 0.0  # round 3, position 1: halted
+    assert torch.equal(out.halting, expected)
+
+
+def _rows_scripted(h_by_round: torch.Tensor):
+    """A step that adds 1 and records the rows it was given, and a halting unit whose
+    h in round r is ``h_by_round[r]`` (B, n)."""
+    calls = []
+
+    def step(state, r, rows=None):
+        calls.append(None if rows is None else rows.tolist())
+        return state + 1  # (b, n, d)
+
+    class Scripted(HaltingUnit):
+        def forward(self, state):
+            return h_by_round[len(calls) - 1]  # (B, n)
+
+    return step, Scripted(1), calls
+
+
+def test_rows_only_runs_the_step_on_running_rows_and_changes_no_number():
+    # row 0 halts in round 1; row 1's position 0 in round 1, its position 1 in round
+    # 2; row 2 runs to the cap (round 4)
+    first = [[1.0, 1.0], [1.0, 0.5], [0.1, 0.1]]  # (B, n): round 1
+    second = [[0.3, 0.3], [0.3, 0.6], [0.1, 0.1]]  # round 2
+    h_by_round = torch.tensor([first, second] + [[[0.3] * 2, [0.3] * 2, [0.1] * 2]] * 2)
+    state = torch.arange(12.0).reshape(3, 2, 2)  # (B, n, d)
+    step, unit, calls = _rows_scripted(h_by_round)
+    full = act_loop(step, state, unit, max_steps=4)
+    assert calls == [None] * 4  # every row, every round
+    step, unit, calls = _rows_scripted(h_by_round)
+    rows = act_loop(step, state, unit, max_steps=4, rows_only=True)
+    assert calls == [None, [1, 2], [2], [2]]  # all three, then the running ones
+    for name in ("output", "ponder", "n_updates", "remainder", "halting"):
+        assert torch.equal(getattr(rows, name), getattr(full, name)), name
+    assert rows.halting[1:, 0].eq(0).all()  # row 0 halted: h is 0 from round 2
 
 
 def test_halting_noise_only_in_training():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import pytest
@@ -443,3 +444,30 @@ def test_the_recipes_do_not_share_their_option_dicts():
     library = (TUNED_ACT["model_options"], BOOK_ACT["model_options"])
     assert all(o is not mine for o in options for mine in library)
     assert BOOK_ACT["model_options"] is not TUNED_ACT["model_options"]
+
+
+@pytest.mark.parametrize("case", ["plain", "held", "ring"])
+def test_measuring_runs_the_running_sums_only_and_gets_the_same_numbers(case):
+    """Without gradients, in eval mode, an ACT model steps only the sums that still
+    have a running position (``act_loop``'s ``rows_only``); every number must be what
+    the full batch gives (with gradients on, every row steps every round), bit for
+    bit, with the input re-fed, positions held (``holding``) or run as a ring."""
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True,
+                                 position="relative", inject=True, floor=True,
+                                 round_signal=False).eval()  # fmt: skip
+    torch.nn.init.normal_(model.halting.linear.weight, std=1.0)
+    torch.nn.init.constant_(model.halting.linear.bias, 0.5)  # sums halt in rounds 7-10
+    bits = random_batch(40, 6, seed=3).bits  # (B, 7, 2)
+    until = torch.randint(0, 12, (40, 8))  # floor, 6 bits, carry-out
+    scope = {"plain": contextlib.nullcontext(), "held": holding(model, until),
+             "ring": in_a_ring(model)}[case]  # fmt: skip
+    with scope:
+        with torch.enable_grad():
+            full = model(bits, 12)
+        with torch.no_grad():
+            rows = model(bits, 12)
+    last_round = full.steps.amax(dim=1)  # (B,): the round a sum's last position halted
+    assert last_round.min() < last_round.max() == full.halting.shape[0]  # some dropped
+    for name in ("logits", "aux_loss", "steps", "halting"):
+        assert torch.equal(getattr(rows, name), getattr(full, name).detach()), name

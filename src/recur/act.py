@@ -114,6 +114,7 @@ def act_loop(
     max_steps: int,
     eps: float = 0.01,
     mix: str = "mean_field",
+    rows_only: bool = False,
 ) -> ActResult:
     r"""Run ``state = step(state, r)`` with per-position halting.
 
@@ -124,6 +125,11 @@ def act_loop(
     ``mix="interpolate"`` is tensor2tensor's rule, ``out = p_r * s_r + (1 - p_r) * out``
     after each step: a running blend in which each state is discounted by all later
     weights, so it differs from the mean field whenever more than one step runs.
+    ``rows_only`` (for measuring, without gradients): each round calls
+    ``step(state[rows], r, rows=rows)`` on the rows (sums) that still have a running
+    position only, the others keep their state; the same numbers in less time when
+    the sums halt at different rounds. The recorded h_r is 0 where a position had
+    halted (Graves's h is defined only while it runs).
     """
     _check_loop(max_steps, mix)
     total, remainder, n_updates = state.new_zeros(3, *state.shape[:-1])  # (B, n) each
@@ -133,9 +139,9 @@ def act_loop(
         running = total < 1 - eps  # (B, n)
         if not running.any():
             break
-        new_state = step(state, r)  # (B, n, d)
+        new_state = _advance(step, state, r, running, rows_only)  # (B, n, d)
         h = halting(new_state)  # (B, n): Eq. 5, on the updated state
-        emitted.append(h.detach())
+        emitted.append(torch.where(running, h, 0.0).detach())  # (B, n)
         p, rem = step_weights(h, total, running, eps, r == max_steps - 1)  # (B, n)
         remainder = remainder + rem
         total = total + p
@@ -147,6 +153,17 @@ def act_loop(
     return ActResult(
         output, ponder, n_updates, remainder, len(emitted), halting_history
     )
+
+
+def _advance(step, state: torch.Tensor, r: int, running: torch.Tensor, rows_only):
+    """Round ``r``'s new states (B, n, d): from ``step`` on every row, or with
+    ``rows_only`` on the rows with a running position (the rest keep their state)."""
+    if not rows_only:
+        return step(state, r)  # (B, n, d)
+    rows = running.any(dim=1).nonzero().squeeze(1)  # (b,): sums still running
+    if len(rows) == state.shape[0]:
+        return step(state, r)  # (B, n, d)
+    return state.index_copy(0, rows, step(state[rows], r, rows=rows))  # (B, n, d)
 
 
 def _check_loop(max_steps: int, mix: str) -> None:

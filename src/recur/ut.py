@@ -318,12 +318,20 @@ class UniversalTransformer(nn.Module):
         return position + self.timestep.weight[r]  # (n, d)
 
     def step(
-        self, state: torch.Tensor, r: int, problem: torch.Tensor | None = None
+        self,
+        state: torch.Tensor,
+        r: int,
+        problem: torch.Tensor | None = None,
+        rows: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """One round: H^r from H^{r-1}; with injection the embedded bits ``problem``
         are added too, as in Chapter 3's cell: ``H^r = Block(H^{r-1} + P^r + E)``.
         A local window runs banded attention (the same function as the masked one,
-        O(n w) instead of O(n^2)) unless the model was built with ``banded=False``."""
+        O(n w) instead of O(n^2)) unless the model was built with ``banded=False``.
+        ``rows``: ``state`` holds only these rows (sums) of the batch (ACT's
+        ``rows_only``, when measuring)."""
+        if rows is not None and problem is not None:
+            problem = problem[rows]  # (b, n, d)
         n = state.shape[1]
         x = state
         signal = self.signal(n, r, state.device)
@@ -343,7 +351,8 @@ class UniversalTransformer(nn.Module):
             paused = torch.rand(state.shape[:2], device=state.device) < self.pause
             new_state = torch.where(paused[..., None], state, new_state)  # (B, n, d)
         if self.held_until is not None and r >= 1:  # see holding()
-            held = self.held_until >= r  # (B, n): held after its first round
+            held_until = self.held_until if rows is None else self.held_until[rows]
+            held = held_until >= r  # (B, n): held after its first round
             new_state = torch.where(held[..., None], state, new_state)  # (B, n, d)
         return new_state
 
@@ -391,7 +400,10 @@ class UniversalTransformer(nn.Module):
         position; the readout of the mixed state, the ponder cost as ``aux_loss``."""
         state, step, real = self.prepare(bits, n_rounds)
         if self.act:
-            result = act_loop(step, state, self.halting, n_rounds, self.act_eps)
+            rows_only = not (self.training or torch.is_grad_enabled())  # measuring
+            result = act_loop(
+                step, state, self.halting, n_rounds, self.act_eps, rows_only=rows_only
+            )
             logits = self.readout(result.output).squeeze(-1)[None]  # (1, B, n)
             aux = self.ponder_weight * result.ponder[:, real].mean()
             steps, halting = result.n_updates[:, real], result.halting[..., real]
