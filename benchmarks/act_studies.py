@@ -27,7 +27,7 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   recipe was chosen on (9,000,000 + width), cap 2 (n + 1): exact match, positions
   halted before their carry, steps beyond the carry, exact match on as many long
   waits that end with no carry (``kill_waits``), training seconds, runs and
-  ``act_succeeded`` (about 35 minutes on 2 cores with ``--jobs 2``); with
+  ``act_succeeded`` (about 30 minutes on 2 cores with ``--jobs 2``); with
   ``--device cuda``, ``BOOK_ACT`` alone on the GPU, written to ``act_seeds_cuda.csv``.
   Earlier versions of ``train_book_act`` wrote ``act_seeds_no_kills.csv`` (before
   ``chain_kill_share``), ``act_seeds_no_delay.csv`` (before the check held carries

@@ -379,9 +379,10 @@ def _peak_mib(script: Path, method: str, n_rounds: int) -> float:
     return float(out.stdout.split()[-1])
 
 
-def bench_chapters(names: list[str]) -> None:
+def bench_chapters(names: list[str] = ()) -> None:
     """Each chapter's execution time on the CPU (``RECUR_DEVICE=cpu`` for its kernel),
-    like the other CPU entries."""
+    like the other CPU entries; ``names``: only these chapters (file stems), else all
+    (``--only chapters``)."""
     os.environ["RECUR_DEVICE"] = "cpu"  # the kernels inherit it
     for path in sorted(BOOK.glob("*.ipynb")):
         if (names and path.stem not in names) or path.stem == "performance":
