@@ -55,8 +55,8 @@ def test_chapter_range_by_hand():
 
     bench = pd.DataFrame(
         {"name": ["chapter_seconds_01_a", "chapter_seconds_06_act_ut",
-                  "chapter_seconds_ending", "shared_seconds"],
-         "value": [11.0, 147.0, 26.0, 999.0], "unit": ["s"] * 4}
+                  "chapter_seconds_ending", "shared_seconds", "chapter_seconds_intro"],
+         "value": [11.0, 147.0, 26.0, 999.0, 5.0], "unit": ["s"] * 5}
     )  # fmt: skip
     assert chapter_range(bench) == {
         "fastest": 11.0, "slowest": 147.0, "slowest_name": "Chapter 6"

@@ -105,8 +105,11 @@ def first_gpu_win(
 
 def chapter_range(bench: pd.DataFrame) -> dict:
     """From :func:`read_bench`'s rows, the quickest and slowest chapter to execute:
-    ``fastest`` and ``slowest`` seconds and ``slowest_name`` ("Chapter 6")."""
-    rows = bench[bench["name"].str.startswith("chapter_seconds_")]
+    ``fastest`` and ``slowest`` seconds and ``slowest_name`` ("Chapter 6"). The
+    numbered chapters and the closing page count; the introduction, which trains
+    nothing, does not."""
+    chapter = r"chapter_seconds_(\d\d_\w+|ending)"
+    rows = bench[bench["name"].str.fullmatch(chapter)]
     if rows.empty:
         raise ValueError("no chapter_seconds_* rows: run make bench")
     seconds = rows.set_index(rows["name"].str.removeprefix("chapter_seconds_"))["value"]
