@@ -79,9 +79,14 @@ def test_bad_halting_input_raises(h, eps, message):
 
 
 def _scripted(h_by_step):
-    """A step function that adds 1 to the state, and a halting unit that returns the
-    scripted probabilities h_by_step[n] (B, n) at step n."""
-    calls = {"n": 0}
+    """A step function that adds 1 to the state and records the rows it was given
+    (``calls["rows"]``, None: all), and a halting unit that returns the scripted
+    probabilities h_by_step[n] (B, n) at step n."""
+    calls = {"n": 0, "rows": []}
+
+    def step(state, n, rows=None):
+        calls["rows"].append(None if rows is None else rows.tolist())
+        return state + 1  # (b, n, d)
 
     class Scripted(HaltingUnit):
         def forward(self, state):
@@ -89,7 +94,7 @@ def _scripted(h_by_step):
             calls["n"] += 1
             return h
 
-    return (lambda state, n: state + 1), Scripted(1), calls
+    return step, Scripted(1), calls
 
 
 def test_act_loop_mean_field_equals_explicit_sum():
@@ -157,22 +162,6 @@ def test_act_loop_records_h_while_a_position_runs_and_0_after():
     assert torch.equal(out.halting, expected)
 
 
-def _rows_scripted(h_by_round: torch.Tensor):
-    """A step that adds 1 and records the rows it was given, and a halting unit whose
-    h in round r is ``h_by_round[r]`` (B, n)."""
-    calls = []
-
-    def step(state, r, rows=None):
-        calls.append(None if rows is None else rows.tolist())
-        return state + 1  # (b, n, d)
-
-    class Scripted(HaltingUnit):
-        def forward(self, state):
-            return h_by_round[len(calls) - 1]  # (B, n)
-
-    return step, Scripted(1), calls
-
-
 def test_rows_only_runs_the_step_on_running_rows_and_changes_no_number():
     # row 0 halts in round 1; row 1's position 0 in round 1, its position 1 in round
     # 2; row 2 runs to the cap (round 4)
@@ -180,12 +169,12 @@ def test_rows_only_runs_the_step_on_running_rows_and_changes_no_number():
     second = [[0.3, 0.3], [0.3, 0.6], [0.1, 0.1]]  # round 2
     h_by_round = torch.tensor([first, second] + [[[0.3] * 2, [0.3] * 2, [0.1] * 2]] * 2)
     state = torch.arange(12.0).reshape(3, 2, 2)  # (B, n, d)
-    step, unit, calls = _rows_scripted(h_by_round)
+    step, unit, calls = _scripted(h_by_round)
     full = act_loop(step, state, unit, max_steps=4)
-    assert calls == [None] * 4  # every row, every round
-    step, unit, calls = _rows_scripted(h_by_round)
+    assert calls["rows"] == [None] * 4  # every row, every round
+    step, unit, calls = _scripted(h_by_round)
     rows = act_loop(step, state, unit, max_steps=4, rows_only=True)
-    assert calls == [None, [1, 2], [2], [2]]  # all three, then the running ones
+    assert calls["rows"] == [None, [1, 2], [2], [2]]  # all three, then the running ones
     for name in ("output", "ponder", "n_updates", "remainder", "halting"):
         assert torch.equal(getattr(rows, name), getattr(full, name)), name
     assert rows.halting[1:, 0].eq(0).all()  # row 0 halted: h is 0 from round 2
