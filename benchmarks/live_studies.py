@@ -7,9 +7,11 @@ on 2 cores with ``--jobs 2``. ``--models 0,3`` reruns only those of ``recur.live
 (here Chapter 2's cell and the DEQ cell) and keeps the other rows of the table.
 
 The committed ``live_seeds_first_100.csv`` is the whole table as it was before Chapter
-2's cell had its check (``recur.cell_check``) and before Chapter 7's DEQ cell had its
-own (``recur.deq.train_deq``): both trainings stopped at the first check where every
-held-out pair was right, in one run. Chapters 2 and 7 compare the two.
+2's cell had its check (``recur.cell_check``), before Chapter 7's DEQ cell had its own
+(``recur.deq.train_deq``) and before Chapter 4's local UT started again from a new seed
+when one run fell short (``recur.ut_experiments.train_local_ut``): the three trainings
+stopped at the first check where every held-out pair was right, in one run. Chapters 2,
+4 and 7 compare the two.
 
 Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--models I,J]``.
 """

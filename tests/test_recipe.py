@@ -106,6 +106,50 @@ def test_no_passing_check_means_a_restart_from_another_seed(monkeypatch):
     assert "passed no check in 2 runs" in book.words()
 
 
+def test_restarting_stops_at_the_first_pass_and_counts_the_runs():
+    from recur.train import restarting
+
+    tried = []
+
+    def train_once(seed: int) -> int:
+        tried.append(seed)
+        return seed
+
+    result, n_runs, seconds = restarting(train_once, lambda s: s >= 2000, 0, 4)
+    assert (result, n_runs, tried) == (2000, 3, [0, 1000, 2000]) and seconds >= 0
+    tried.clear()
+    result, n_runs, _ = restarting(train_once, lambda s: False, 5, 2)
+    assert (result, n_runs, tried) == (1005, 2, [5, 1005])  # the last run's result
+    with pytest.raises(ValueError, match="max_attempts"):
+        restarting(train_once, bool, 0, 0)
+
+
+def test_chapter_4s_local_ut_starts_again_when_one_run_falls_short(monkeypatch):
+    """Chapter 4's procedure: the recipe of LOCAL_UT; a second run from seed + 1000
+    only when the first did not get every held-out pair right, and the words say
+    which happened."""
+    calls = []
+    real = ux.train_ut
+
+    def spy(**kwargs):
+        calls.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(ux, "train_ut", spy)
+    tiny = {"n_steps": 4, "eval_every": 2, "eval_size": 50, "progress": False}
+    short = ux.train_local_ut(seed=3, **tiny)  # 4 steps: nowhere near 100%
+    assert [c["seed"] for c in calls] == [3, 1003] and short.attempts == 2
+    assert calls[0]["window"] == 1 and calls[0]["lr"] == 3e-3
+    assert not short.passed and short.run.config.seed == 1003
+    assert short.words().startswith("missed held-out pairs in 2 runs: after 4 steps")
+    calls.clear()
+    easy = tiny | {"max_bits": 1, "n_steps": 400, "eval_every": 20, "eval_size": 4}
+    once = ux.train_local_ut(seed=3, **easy)  # 1-bit sums: learned at once
+    assert [c["seed"] for c in calls] == [3] and once.attempts == 1 and once.passed
+    assert once.words().startswith("added all 4 held-out pairs after ")
+    assert " steps, in one training run (" in once.words()
+
+
 def test_bad_arguments_raise():
     with pytest.raises(ValueError, match="max_attempts"):
         train_book_act(seed=0, max_attempts=0)

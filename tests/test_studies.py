@@ -56,7 +56,7 @@ def test_every_data_file_has_a_writer():
     writers |= {"attention_costs", "attention_costs_gpu"}  # run.py
     writers |= {"bench_devices", "bench_devices_gpu"}  # run.py
     writers |= {"live_seeds"}  # benchmarks/live_studies.py
-    # live_studies.py before Chapters 2 and 7's cells had their checks (they compare)
+    # live_studies.py before Chapters 2, 4 and 7's trainings had their checks (compared)
     writers |= {"live_seeds_first_100"}
     # act_studies.py seeds, run earlier on another machine's CPU (Chapter 6 compares)
     writers |= {"act_seeds_other_cpu"}

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -292,6 +293,26 @@ def attempt_seeds(seed: int, max_attempts: int) -> list[int]:
     if max_attempts < 1:
         raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
     return [seed + 1000 * attempt for attempt in range(max_attempts)]
+
+
+def restarting(
+    train_once: Callable[[int], Any],
+    passed: Callable[[Any], bool],
+    seed: int,
+    max_attempts: int,
+) -> tuple[Any, int, float]:
+    """A training procedure that starts again from a new seed when its check never
+    passes (Chapters 2, 4, 6 and 7): ``train_once(s)`` for each ``s`` of
+    :func:`attempt_seeds` until ``passed`` says yes of what it returned. The last
+    run's result, the number of runs and the seconds of all of them."""
+    start = time.perf_counter()
+    seeds = attempt_seeds(seed, max_attempts)
+    for attempt_seed in seeds:
+        result = train_once(attempt_seed)
+        if passed(result):
+            break
+    n_runs = seeds.index(attempt_seed) + 1
+    return result, n_runs, time.perf_counter() - start
 
 
 def heldout_pairs(cfg: TrainConfig) -> tuple[AdditionBatch, frozenset[bytes]]:
