@@ -11,7 +11,10 @@ The committed ``live_seeds_first_100.csv`` is the whole table as it was before C
 (``recur.deq.train_deq``) and before Chapter 4's local UT started again from a new seed
 when one run fell short (``recur.ut_experiments.train_local_ut``): the three trainings
 stopped at the first check where every held-out pair was right, in one run. Chapters 2,
-4 and 7 compare the two.
+4 and 7 compare the two. ``live_seeds_restart_800.csv`` holds Chapter 4's local UT
+trained by ``train_local_ut`` with ``n_steps=800`` (``live_seed_runs(names=(LIVE[2],),
+n_steps=800, jobs=2)``): the restart without the longer runs, which Chapter 4 also
+compares.
 
 Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--models I,J]``.
 """

@@ -58,6 +58,9 @@ def test_every_data_file_has_a_writer():
     writers |= {"live_seeds"}  # benchmarks/live_studies.py
     # live_studies.py before Chapters 2, 4 and 7's trainings had their checks (compared)
     writers |= {"live_seeds_first_100"}
+    # live_seed_runs(names=(LIVE[2],), n_steps=800, jobs=2): Chapter 4's local UT with a
+    # restart but 800 steps (Chapter 4 compares)
+    writers |= {"live_seeds_restart_800"}
     # act_studies.py seeds, run earlier on another machine's CPU (Chapter 6 compares)
     writers |= {"act_seeds_other_cpu"}
     # act_studies.py recipe at b9a2dae, before local windows ran banded attention
