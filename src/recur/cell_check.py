@@ -63,7 +63,8 @@ class CellCheck:
 
 @dataclass
 class CellRun:
-    """What :func:`train_cell` (or :func:`recur.deq.train_deq`) returns: the model and
+    """What :func:`train_cell`, :func:`recur.deq.train_deq` and
+    :func:`recur.ut_experiments.train_local_ut` return: the model and
     training run of the last attempt, every check of every attempt, the number of
     attempts and the seconds of all. ``kept`` and ``share`` say what the check asks,
     for :meth:`words`; ``kept=""`` when it asks no more than every held-out pair
