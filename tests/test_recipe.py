@@ -12,6 +12,7 @@ import pytest
 from recur import seed_study as ss
 from recur import ut_experiments as ux
 from recur.seed_study import act_succeeded, act_verdict
+from recur.train import restarting
 from recur.ut_experiments import ActCheck, train_book_act
 
 WIDTHS = [8, 16, 32, 64, 128]
@@ -107,8 +108,6 @@ def test_no_passing_check_means_a_restart_from_another_seed(monkeypatch):
 
 
 def test_restarting_stops_at_the_first_pass_and_counts_the_runs():
-    from recur.train import restarting
-
     tried = []
 
     def train_once(seed: int) -> int:

@@ -11,8 +11,8 @@ tested on fresh sums that no choice was made on (drawn with seeds 9,000,000 + se
   200 random 32-bit sums after 4 (n + 1) = 132 rounds.
 - Chapter 4's local UT (:func:`recur.ut_experiments.train_local_ut`: up to 1,500
   steps, again from a new seed if they did not get every held-out pair right): at
-  least 99%
-  (:data:`UT_EXACT`) of 1,000 random 8-bit sums right after the 9 trained rounds.
+  least 99% (:data:`UT_EXACT`) of 1,000 random 8-bit sums right after the 9 trained
+  rounds.
 - Chapter 7's PonderNet (``train_ponder``): it learned the trained width (at least 99%
   of 1,000 fresh 8-bit sums within its cap of 16), and yet on 300 long-chain 32-bit
   sums (cap 66) its steps grow by less than 1/2 round (:data:`PONDER_SLOPE`) per
