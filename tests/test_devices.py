@@ -288,6 +288,18 @@ def test_checked_training_builds_each_model_on_the_device():
     assert np.isfinite(tries.run.history["loss"]).all()
 
 
+def test_chapter_4s_local_ut_trains_each_run_on_the_device():
+    """``train_local_ut`` builds a new UT on the CPU for every run (``train_ut``); each
+    must train on the device asked for, and the model returned be there."""
+    settings = {"max_bits": 4, "n_steps": 4, "eval_every": 2, "eval_size": 40}
+    with FakeAccelerator():
+        local = ux.train_local_ut(seed=3, device="meta", progress=False, **settings)
+        assert next(local.model.parameters()).device == FAKE
+    assert local.attempts == 2 and not local.passed  # 4 steps: nowhere near 100%
+    assert local.run.config.seed == 1003
+    assert np.isfinite(local.run.history["loss"]).all()
+
+
 def test_step_timing_runs_on_the_model_device():
     model = to_fake(_act_ut())
     cfg = TrainConfig(max_bits=4, batch_size=8, device="meta", progress=False)
