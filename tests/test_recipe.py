@@ -4,15 +4,18 @@ values are written by hand."""
 
 from __future__ import annotations
 
+import io
 import math
 
 import pandas as pd
 import pytest
+from tqdm import tqdm
 
 from recur import seed_study as ss
 from recur import ut_experiments as ux
 from recur.seed_study import act_succeeded, act_verdict
-from recur.train import restarting
+from recur.shared import LocalCell
+from recur.train import GiveUp, TrainConfig, _finish, restarting, train
 from recur.ut_experiments import ActCheck, train_book_act
 
 WIDTHS = [8, 16, 32, 64, 128]
@@ -374,3 +377,46 @@ def test_failure_words_by_hand():
     assert ss.failure_words({"n": 3, "checked": 2, "chains": 1}).startswith(
         "3 runs fell short: 2 of them"
     )
+
+
+def test_a_run_gives_up_when_its_check_says_so():
+    """``done`` raising GiveUp stops training at that check, without reaching the
+    target, and the words say so."""
+
+    def done(model, row):
+        if row["step"] >= 4:
+            raise GiveUp
+        return False
+
+    cfg = TrainConfig(n_steps=10, eval_every=2, eval_size=50, progress=False)
+    run = train(LocalCell(), cfg, done)
+    assert run.gave_up and not run.reached and not run.interrupted
+    assert list(run.history["step"]) == [2, 4]
+    assert run.words() == "gave up after 4 steps (its check said it would not pass)"
+
+
+def test_only_a_run_that_another_may_follow_gives_up(monkeypatch):
+    """Chapter 6's procedure: a first run that has not passed by ``give_up_step``
+    stops there and a second run starts; the last run trains all its steps."""
+    seeds = []
+    real = ux.train_ut
+
+    def spy(*args, seed, **kwargs):
+        seeds.append(seed)
+        return real(*args, seed=seed, **kwargs)
+
+    monkeypatch.setattr(ux, "train_ut", spy)
+    tiny = {"n_steps": 8, "eval_every": 2, "eval_size": 50, "progress": False}
+    book = train_book_act(seed=3, min_step=2, give_up_step=4, **tiny)
+    assert seeds == [3, 1003] and book.attempts == 2
+    assert [c.step for c in book.checks] == [2, 4, 2, 4, 6, 8]
+    assert book.run.config.seed == 1003 and not book.run.gave_up
+    assert ux.GIVE_UP_STEP == 1000  # chosen on seeds 860-899, see its comment
+
+
+def test_a_bar_says_why_a_run_stopped_early():
+    for gave_up, why in [(False, "target reached"), (True, "gave up")]:
+        bar = tqdm(total=10, file=io.StringIO())
+        bar.update(4)
+        _finish(bar, False, gave_up)
+        assert bar.total == 4 and bar.desc.startswith(f"training ({why})")

@@ -92,6 +92,11 @@ class TrainConfig:
 HISTORY_COLUMNS = ["step", "loss", "exact", "pairs", "seconds"]
 
 
+class GiveUp(Exception):
+    """Raised by :func:`train`'s ``done`` check to stop a run that, by what the check
+    saw, will not reach its target: :func:`train` returns what it has, ``gave_up``."""
+
+
 @dataclass
 class TrainResult:
     model: nn.Module
@@ -102,6 +107,7 @@ class TrainResult:
     )  # when held-out exact match first reached the target
     interrupted: bool = False
     config: TrainConfig = field(default_factory=TrainConfig)
+    gave_up: bool = False  # a ``done`` check raised :class:`GiveUp`
 
     @property
     def reached(self) -> bool:
@@ -121,6 +127,8 @@ class TrainResult:
         the target on the held-out pairs, or how far it got."""
         last = self.history.iloc[-1]
         steps, pairs = int(last["step"]), int(last["pairs"])
+        if self.gave_up:
+            return f"gave up after {steps:,} steps (its check said it would not pass)"
         if self.reached:
             target = self.config.stop_at_exact
             share = "all" if target == 1.0 else f"{target:.0%} of the"
@@ -384,11 +392,14 @@ def train(
     on held-out pairs (column ``pairs``: how many); with ``stop_at_exact`` training
     stops once every held-out pair has been measured and that share is right. With
     ``done``, it also stops when ``done(model, row)`` says so after a check (``row``:
-    the history row just written); that check then counts as the target reached."""
+    the history row just written); that check then counts as the target reached.
+    ``done`` may instead raise :class:`GiveUp`: the run then stops there without
+    reaching it (``gave_up``), as when a procedure would rather start again."""
     cfg = cfg or TrainConfig()
     gen, device, opt = _setup(model, cfg)
     heldout, heldout_keys = heldout_pairs(cfg)
     rows, start, reached, interrupted = [], time.perf_counter(), None, False
+    gave_up = False
     quiet = not cfg.progress or static_page()
     bar = tqdm(total=cfg.n_steps, disable=quiet, desc="training")
     try:
@@ -407,11 +418,13 @@ def train(
                     break
     except KeyboardInterrupt:
         interrupted = True  # keep the model and the history so far
+    except GiveUp:
+        gave_up = True  # the history ends with the check that gave up
     finally:
-        _finish(bar, interrupted)
+        _finish(bar, interrupted, gave_up)
     history = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
     return TrainResult(
-        model, history, time.perf_counter() - start, reached, interrupted, cfg
+        model, history, time.perf_counter() - start, reached, interrupted, cfg, gave_up
     )
 
 
@@ -461,13 +474,15 @@ def seconds_per_step(
     return (time.perf_counter() - start) / n_steps
 
 
-def _finish(bar, interrupted: bool) -> None:
-    """Close the progress bar. A run that stopped early (target reached) shows a full
-    bar of the steps it ran, so no half-finished bar stays on a static page."""
+def _finish(bar, interrupted: bool, gave_up: bool = False) -> None:
+    """Close the progress bar. A run that stopped early (target reached, or gave up)
+    shows a full bar of the steps it ran, so no half-finished bar stays on a static
+    page, and says why it stopped."""
     if not interrupted and bar.total and bar.n < bar.total:
-        bar.total = bar.n  # the run is complete: it reached its target
+        bar.total = bar.n  # the run is complete: it reached its target or gave up
         widget = getattr(bar, "container", None)
         if widget is not None:  # tqdm.notebook: the bar widget keeps its own maximum
             widget.children[1].max = bar.n
-        bar.set_description("training (target reached)")
+        why = "gave up" if gave_up else "target reached"
+        bar.set_description(f"training ({why})")
     bar.close()
