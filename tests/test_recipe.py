@@ -420,3 +420,17 @@ def test_a_bar_says_why_a_run_stopped_early():
         bar.update(4)
         _finish(bar, False, gave_up)
         assert bar.total == 4 and bar.desc.startswith(f"training ({why})")
+
+
+def test_give_up_counts_by_hand():
+    """Seed 1 first passes at step 800 (and again later), seed 2 never, seed 3 at
+    600: 3 runs, 2 passed, the latest first pass at 800, 1 never."""
+    checks = pd.DataFrame(
+        {
+            "seed": [1, 1, 1, 1, 2, 2, 3],
+            "step": [600, 700, 800, 900, 600, 700, 600],
+            "passed": [False, False, True, True, False, False, True],
+        }
+    )
+    counts = ss.give_up_counts(checks)
+    assert counts == {"n": 3, "passed": 2, "latest": 800, "never": 1}

@@ -37,14 +37,18 @@ def test_the_tables_the_book_reads_are_committed():
 @pytest.mark.parametrize("name", COMMITTED)
 def test_committed_table_has_the_columns_its_writer_writes(name):
     tiny = {"seeds": [0], "n_steps": 2, "eval_every": 1, "eval_size": 50, "n_sums": 4}
-    if name in ("seeds", "wide"):
+    if name in ("seeds", "wide", "give_up"):
         tiny["jobs"] = 1
+    if name == "give_up":  # every check from step 1 on; no sums to test
+        tiny = {k: v for k, v in tiny.items() if k != "n_sums"} | {"min_step": 1}
     if "long_chains" in STUDIES.STUDIES[name][1]:
         tiny["long_chains"] = 4
     fresh = STUDIES.run_study(name, progress=False, **tiny)
     committed = pd.read_csv(ROOT / "book" / "data" / f"act_{name}.csv")
     assert list(committed.columns) == list(fresh.columns)
     key = fresh.columns[0]  # the variant (or tau) column
+    if key == "seed":  # give_up: its own seeds, chosen on
+        return
     assert sorted(committed[key].unique()) == sorted(fresh[key].unique())
 
 

@@ -5,6 +5,8 @@ their tables. The models and single measurements are in :mod:`recur.ut_experimen
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -147,6 +149,44 @@ def seed_runs(
     ]
     results = run_jobs(_seed_rows, tasks, jobs)
     return pd.DataFrame([row for rows in results for row in rows])
+
+
+def _first_run_rows(job: tuple) -> list[dict]:
+    """Every check of ``seed``'s first run of :func:`train_book_act`, which neither
+    gives up nor starts again: one row per check, with whether it passed."""
+    seed, overrides = job
+    book = train_book_act(seed, max_attempts=1, **({"progress": False} | overrides))
+    return [
+        {"seed": seed} | dataclasses.asdict(check) | {"passed": check.passed}
+        for check in book.checks
+    ]
+
+
+def first_run_checks(
+    seeds: tuple[int, ...], jobs: int = 1, **overrides
+) -> pd.DataFrame:
+    """The ``give_up`` study: every check of the first run of Chapter 6's procedure
+    for each seed, trained all its 1,200 steps (a run stops at its first pass), one
+    row per check. :data:`recur.ut_experiments.GIVE_UP_STEP` was chosen on it, for
+    seeds 860-899; ``jobs`` as in :func:`seed_runs`, ``overrides`` go to
+    :func:`train_book_act`."""
+    tasks = [(seed, overrides) for seed in seeds]
+    results = run_jobs(_first_run_rows, tasks, jobs)
+    return pd.DataFrame([row for rows in results for row in rows])
+
+
+def give_up_counts(checks: pd.DataFrame) -> dict:
+    """From a :func:`first_run_checks` table: how many first runs (``n``), how many
+    passed a check (``passed``), the latest step at which one first passed
+    (``latest``), and how many never passed in all their steps (``never``)."""
+    runs = checks.groupby("seed")
+    first_pass = checks[checks["passed"]].groupby("seed")["step"].min()  # (passed,)
+    return {
+        "n": runs.ngroups,
+        "passed": len(first_pass),
+        "latest": int(first_pass.max()) if len(first_pass) else 0,
+        "never": runs.ngroups - len(first_pass),
+    }
 
 
 ROBUST = (19, 20)  # a result must hold for 19 seeds in 20, in this book
