@@ -300,6 +300,20 @@ def test_chapter_4s_local_ut_trains_each_run_on_the_device():
     assert np.isfinite(local.run.history["loss"]).all()
 
 
+def test_chapter_6s_procedure_gives_up_and_trains_again_on_the_device():
+    """``train_book_act``: every check, the kept checkpoint, the first run giving up
+    and the second run, on the device asked for; the model returned is there."""
+    settings = {"max_bits": 4, "n_steps": 6, "eval_every": 2, "eval_size": 40}
+    with FakeAccelerator():
+        book = ux.train_book_act(
+            seed=3, min_step=2, give_up_step=4, device="meta", progress=False,
+            **settings,
+        )  # fmt: skip
+        assert next(book.model.parameters()).device == FAKE
+    assert book.attempts == 2 and [c.step for c in book.checks] == [2, 4, 2, 4, 6]
+    assert book.kept in book.checks[2:] and book.run.config.seed == 1003
+
+
 def test_step_timing_runs_on_the_model_device():
     model = to_fake(_act_ut())
     cfg = TrainConfig(max_bits=4, batch_size=8, device="meta", progress=False)

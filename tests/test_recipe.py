@@ -92,15 +92,21 @@ def test_the_best_checkpoint_ranks_passing_first_then_accuracy():
     assert [c.step for c in ranked] == [700, 900, 1000, 600, 800]
 
 
-def test_no_passing_check_means_a_restart_from_another_seed(monkeypatch):
-    seeds = []
+@pytest.fixture
+def seeds(monkeypatch) -> list[int]:
+    """The seeds ``train_ut`` is called with, in order (it still trains)."""
+    called = []
     real = ux.train_ut
 
     def spy(*args, seed, **kwargs):
-        seeds.append(seed)
+        called.append(seed)
         return real(*args, seed=seed, **kwargs)
 
     monkeypatch.setattr(ux, "train_ut", spy)
+    return called
+
+
+def test_no_passing_check_means_a_restart_from_another_seed(seeds):
     tiny = {"n_steps": 4, "eval_every": 2, "eval_size": 50, "progress": False}
     book = train_book_act(seed=3, max_attempts=2, min_step=2, **tiny)
     assert seeds == [3, 1003]  # 50 held-out pairs never count as all 10,000
@@ -395,17 +401,9 @@ def test_a_run_gives_up_when_its_check_says_so():
     assert run.words() == "gave up after 4 steps (its check said it would not pass)"
 
 
-def test_only_a_run_that_another_may_follow_gives_up(monkeypatch):
+def test_only_a_run_that_another_may_follow_gives_up(seeds):
     """Chapter 6's procedure: a first run that has not passed by ``give_up_step``
     stops there and a second run starts; the last run trains all its steps."""
-    seeds = []
-    real = ux.train_ut
-
-    def spy(*args, seed, **kwargs):
-        seeds.append(seed)
-        return real(*args, seed=seed, **kwargs)
-
-    monkeypatch.setattr(ux, "train_ut", spy)
     tiny = {"n_steps": 8, "eval_every": 2, "eval_size": 50, "progress": False}
     book = train_book_act(seed=3, min_step=2, give_up_step=4, **tiny)
     assert seeds == [3, 1003] and book.attempts == 2
