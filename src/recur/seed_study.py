@@ -166,10 +166,10 @@ def first_run_checks(
     seeds: tuple[int, ...], jobs: int = 1, **overrides
 ) -> pd.DataFrame:
     """The ``give_up`` study: every check of the first run of Chapter 6's procedure
-    for each seed, trained all its 1,200 steps (a run stops at its first pass), one
-    row per check. :data:`recur.ut_experiments.GIVE_UP_STEP` was chosen on it, for
-    seeds 860-899; ``jobs`` as in :func:`seed_runs`, ``overrides`` go to
-    :func:`train_book_act`."""
+    for each seed, a run that never gives up and stops only at its first passing
+    check or after all its 1,200 steps; one row per check.
+    :data:`recur.ut_experiments.GIVE_UP_STEP` was chosen on it, for seeds 860-899;
+    ``jobs`` as in :func:`seed_runs`, ``overrides`` go to :func:`train_book_act`."""
     tasks = [(seed, overrides) for seed in seeds]
     results = run_jobs(_first_run_rows, tasks, jobs)
     return pd.DataFrame([row for rows in results for row in rows])
