@@ -15,9 +15,12 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	touch $(STAMP)
 
 book: $(STAMP)                     ## build _build/html, executing every chapter (cached)
-	@# the execution cache keys on notebook code only: drop it when the library changed
-	@if [ -f _build/.src-stamp ] && [ -n "$$(find src -name '*.py' -newer _build/.src-stamp)" ]; \
-	    then echo "src/ changed: re-executing every chapter"; rm -rf _build/.jupyter_cache _build/.doctrees; fi
+	@# the execution cache keys on notebook code only: drop it when the library or the
+	@# tables the chapters read (a study's CSV, bench.jsonl) changed
+	@if [ -f _build/.src-stamp ] && [ -n "$$(find src book/data \( -name '*.py' -o -name '*.csv' \
+	    -o -name '*.jsonl' \) -newer _build/.src-stamp)" ]; then \
+	    echo "src/ or book/data changed: re-executing every chapter"; \
+	    rm -rf _build/.jupyter_cache _build/.doctrees; fi
 	@# the chapters write their trained models for the page as they run: none, run them
 	@if [ ! -d book/_extra/_static/models ]; then rm -rf _build/.jupyter_cache _build/.doctrees; fi
 	@# the page has no kernel: the explorers show their text fields read-only
