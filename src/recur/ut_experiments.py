@@ -343,13 +343,13 @@ class BookRun:
         )
 
 
-def _attempt(seed: int, checks: list, steps: tuple, **overrides):
+def _attempt(
+    seed: int, checks: list, min_step: int, give_up_step: int | None, **overrides
+):
     """One training run of BOOK_ACT that keeps its best checkpoint and stops at the
     first check (from ``min_step`` on) that passes, or gives up at the first check
-    from ``give_up_step`` on that fails (``steps``: the two; ``give_up_step`` None:
-    never); the model, the run and the check of the checkpoint kept (``None`` if no
-    check was made)."""
-    min_step, give_up_step = steps
+    from ``give_up_step`` on that fails (None: never); the model, the run and the
+    check of the checkpoint kept (``None`` if no check was made)."""
     best: dict = {}
 
     def done(model, row) -> bool:
@@ -390,7 +390,7 @@ def train_book_act(
 
     def train_once(attempt_seed: int):
         give_up = None if attempt_seed == last else give_up_step
-        return _attempt(attempt_seed, checks, (min_step, give_up), **overrides)
+        return _attempt(attempt_seed, checks, min_step, give_up, **overrides)
 
     (model, run, kept), n_runs, seconds = restarting(
         train_once,
