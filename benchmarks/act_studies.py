@@ -33,6 +33,12 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   ``chain_kill_share``), ``act_seeds_no_delay.csv`` (before the check held carries
   back) and ``act_seeds_no_ring.csv`` (before the check ran propagating pairs as a
   ring);
+- ``seeds_rows`` (issue 16, twelfth round): ``BOOK_ACT`` as in ``seeds``, but each
+  training step runs the shared block only on the sums that still have a running
+  position (the model option ``train_rows_only``; measuring always did): the same
+  procedure in exact arithmetic with the same pauses, in other rounding, as a run on
+  another machine would be. Written to ``act_seeds_rows.csv`` (about 13 minutes with
+  ``--jobs 2``);
 - ``give_up`` (issue 16, eleventh round): every check of the first run of
   ``train_book_act`` for seeds 860-899 (used for nothing else), each run training all
   its steps unless a check passes (``max_attempts=1``), written to
@@ -70,6 +76,7 @@ import pandas as pd
 
 from recur.seed_study import WIDE_WIDTHS, first_run_checks, seed_runs
 from recur.ut_experiments import (
+    BOOK_ACT,
     TUNED_ACT,
     act_runs,
     tau_sweep,
@@ -191,6 +198,16 @@ STUDIES = {
             "kill_waits": True,  # and long waits that end in a kill
         },
     ),
+    "seeds_rows": (
+        seed_runs,
+        {
+            "recipes": ("BOOK_ACT",),
+            "seeds": list(range(20)),
+            "jobs": 2,
+            "kill_waits": True,
+            "model_options": BOOK_ACT["model_options"] | {"train_rows_only": True},
+        },
+    ),
     "give_up": (first_run_checks, {"seeds": tuple(range(860, 900)), "jobs": 2}),
     "wide": (
         seed_runs,
@@ -241,7 +258,7 @@ if __name__ == "__main__":
         del sys.argv[at : at + 2]
     for name in sys.argv[1:] or list(STUDIES):
         settings = ON_A_GPU[name] | device if device else {}
-        settings |= jobs if name in ("seeds", "wide", "give_up") else {}
+        settings |= jobs if name in ("seeds", "seeds_rows", "wide", "give_up") else {}
         table = run_study(name, **settings)
         for row in table.to_dict("records"):
             print(json.dumps({"study": name} | row), flush=True)

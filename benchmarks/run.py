@@ -8,6 +8,7 @@ reads nothing from here by hand.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import platform
@@ -248,6 +249,29 @@ def bench_two_slots(repeats: int = 4) -> None:
     emit("two_slots_same_weights", float(len(weights) == 1), "1 = bit for bit")
 
 
+def bench_rows_only(repeats: int = 5, trained_steps: int = 600) -> None:
+    """Chapter 6's training step after ``trained_steps`` steps (BOOK_ACT, seed 0, one
+    thread, when its sums ponder many rounds) with every sum stepped every round
+    against only the sums with a running position (``train_rows_only``), from copies
+    of the same model, interleaved A B A B after a warm-up of each: seconds per step
+    (median of ``repeats``, each the mean of 50 steps) and their ratio."""
+    with cpu_threads(1, torch.device("cpu")):
+        settings = {"n_steps": trained_steps, "stop_at_exact": None, "eval_every": 1000}
+        trained, run = train_ut(**(BOOK_ACT | settings), device="cpu", progress=False)
+
+        def per_step(rows_only: bool) -> float:
+            model = copy.deepcopy(trained)
+            model.train_rows_only = rows_only
+            return seconds_per_step(model, run.config, n_steps=50)
+
+        per_step(False), per_step(True)  # warm-up
+        pairs = [(per_step(False), per_step(True)) for _ in range(repeats)]
+    every, running = (statistics.median(column) for column in zip(*pairs, strict=True))
+    emit("rows_only_seconds_per_step_every_sum", every, "s")
+    emit("rows_only_seconds_per_step_running_sums", running, "s")
+    emit("rows_only_over_every_sum", running / every, "time ratio")
+
+
 BATCH_SIZES = (64, 256, 1024, 4096)
 
 
@@ -405,7 +429,8 @@ def gpu_bench() -> None:
 
 
 # make bench's bench_* functions, in order (bench_chapters runs after them)
-CPU_BENCHES = ("carry", "shared", "under_load", "ut_step", "two_slots", "act_ut", "deq")
+CPU_BENCHES = ("carry", "shared", "under_load", "ut_step", "two_slots", "rows_only")
+CPU_BENCHES += ("act_ut", "deq")
 CPU_BENCHES += ("attention", "devices")
 
 

@@ -276,6 +276,24 @@ def test_training_runs_on_the_model_device():
     assert np.isfinite(result.history["loss"]).all()
 
 
+def test_training_on_the_running_sums_only_runs_on_the_model_device():
+    """``train_rows_only``: the rows still running, their pauses and their states are
+    picked and put back on the device (``index_copy``), forward and backward."""
+    torch.manual_seed(0)
+    model = UniversalTransformer(
+        d_model=8, n_heads=2, d_ff=16, window=1, act=True, inject=True, pause=0.25,
+        train_rows_only=True,
+    )  # fmt: skip
+    torch.nn.init.constant_(model.halting.linear.bias, 0.5)  # some sums halt early
+    model = to_fake(model)
+    cfg = TrainConfig(max_bits=4, n_steps=4, eval_every=2, eval_size=40, device="meta",
+                      progress=False)  # fmt: skip
+    with FakeAccelerator():
+        result = train(model, cfg)
+        assert next(model.parameters()).device == FAKE
+    assert np.isfinite(result.history["loss"]).all()
+
+
 def test_checked_training_builds_each_model_on_the_device():
     """``train_deq`` (``checked_training``) builds a new model on the CPU for every
     run; each must train on the device asked for and the model returned be there."""

@@ -359,6 +359,15 @@ def test_robust_words_by_hand():
         ss.robust_words(0, 0)
 
 
+def test_count_range_by_hand():
+    assert ss.count_range(19, 18) == "18 to 19"
+    assert ss.count_range(18, 19) == "18 to 19"
+    assert ss.count_range(19, 19) == "19"
+    assert ss.count_range(7) == "7"
+    with pytest.raises(ValueError, match="at least one"):
+        ss.count_range()
+
+
 def test_waits_counts_by_hand():
     rows = [
         ("A", 0, 8, 1.0), ("A", 0, 64, 0.97),  # just at the bar: counts

@@ -334,6 +334,42 @@ def test_the_window_of_one_is_the_unfolded_window_bit_for_bit(
         assert torch.equal(a, b)
 
 
+def _training_pass(rows_only: bool, inject: bool) -> tuple:
+    """One training forward and backward of a small ACT UT with pauses whose sums
+    halt at different rounds: the output, the gradients and the row counts the shared
+    block was run on."""
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True,
+                                 position="relative", inject=inject, floor=True,
+                                 round_signal=False, pause=0.25,
+                                 train_rows_only=rows_only).train()  # fmt: skip
+    torch.nn.init.normal_(model.halting.linear.weight, std=1.0)
+    torch.nn.init.constant_(model.halting.linear.bias, 0.5)  # sums halt in rounds 7-10
+    sizes = []
+    model.block.register_forward_hook(lambda m, args, out: sizes.append(len(out)))
+    bits = random_batch(40, 6, seed=3).bits  # (B, 7, 2)
+    torch.manual_seed(1)  # the pauses
+    out = model(bits, 12)
+    (out.logits.sum() + out.aux_loss).backward()
+    grads = {k: p.grad for k, p in model.named_parameters() if p.grad is not None}
+    return out, grads, sizes
+
+
+@pytest.mark.parametrize("inject", [True, False])
+def test_training_on_the_running_sums_only_pauses_the_same_positions(inject):
+    """``train_rows_only`` steps only the sums with a running position while training:
+    the same pauses (drawn for the whole batch), so the same numbers up to rounding
+    and the same halting rounds, from fewer rows. The oracle is every row stepped."""
+    full, full_grads, full_sizes = _training_pass(False, inject)
+    rows, row_grads, row_sizes = _training_pass(True, inject)
+    assert set(full_sizes) == {40} and min(row_sizes) < 40 == max(row_sizes)
+    assert torch.equal(rows.steps, full.steps)
+    torch.testing.assert_close(rows.logits, full.logits, rtol=1e-4, atol=1e-5)
+    assert full_grads.keys() == row_grads.keys()
+    for name, grad in full_grads.items():
+        torch.testing.assert_close(row_grads[name], grad, rtol=1e-3, atol=1e-5)
+
+
 def test_pauses_keep_a_position_state_in_training_only():
     """With ``pause`` close to 1 almost every position keeps its state in training;
     in eval mode nothing pauses."""

@@ -61,6 +61,15 @@ LABELS = {
         ),
         (r"two_slots_over_unfolded", "time ratio, window of one / general"),
         (r"two_slots_same_weights", "same weights bit for bit (1 = yes)"),
+        (
+            r"rows_only_seconds_per_step_every_sum",
+            "a training step after 600, every sum stepped",
+        ),
+        (
+            r"rows_only_seconds_per_step_running_sums",
+            "a training step after 600, running sums only",
+        ),
+        (r"rows_only_over_every_sum", "time ratio, running sums only / every sum"),
         (r"act_ut_training_seconds$", "training time, median"),
         (r"act_ut_training_seconds_slowest", "training time, slowest seed"),
         (r"act_ut_restarted", "runs that restarted"),

@@ -202,6 +202,15 @@ def robust_words(met: int, n: int) -> str:
     return f"{verdict} what this book asks of a result, {needed} seeds in {out_of}"
 
 
+def count_range(*counts: int) -> str:
+    """Several counts of one thing (the same runs in other rounding, say) as words
+    for a page: ``"19"`` when they agree, else ``"18 to 19"``, lowest first."""
+    if not counts:
+        raise ValueError("count_range needs at least one count")
+    low, high = min(counts), max(counts)
+    return f"{low}" if low == high else f"{low} to {high}"
+
+
 def seed_counts(table: pd.DataFrame, recipe: str) -> dict:
     """From a :func:`seed_runs` table, one recipe's runs: how many met the bar
     (``met``), of how many, the median and slowest training seconds, and how many

@@ -276,6 +276,7 @@ class UniversalTransformer(nn.Module):
         floor: bool = False,
         banded: bool = True,
         pause: float = 0.0,
+        train_rows_only: bool = False,
     ):
         super().__init__()
         _check_options(d_model, n_heads, position, position_offsets, pause)
@@ -287,6 +288,9 @@ class UniversalTransformer(nn.Module):
         self.window, self.max_rounds = window, max_rounds
         self.banded = banded  # a local window runs banded, not masked, attention
         self.pause = pause  # in training, each position skips a round with this chance
+        # ACT: step only the sums with a running position while training too (as when
+        # measuring): the same gradients in exact arithmetic, other rounding
+        self.train_rows_only = train_rows_only
         self.held_until = None  # (B, n): set by :func:`holding`, else None
         self.ring = False  # True: positions in a ring, set by :func:`in_a_ring`
         self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
@@ -323,13 +327,15 @@ class UniversalTransformer(nn.Module):
         r: int,
         problem: torch.Tensor | None = None,
         rows: torch.Tensor | None = None,
+        batch_size: int | None = None,
     ) -> torch.Tensor:
         """One round: H^r from H^{r-1}; with injection the embedded bits ``problem``
         are added too, as in Chapter 3's cell: ``H^r = Block(H^{r-1} + P^r + E)``.
         A local window runs banded attention (the same function as the masked one,
         O(n w) instead of O(n^2)) unless the model was built with ``banded=False``.
-        ``rows``: ``state`` holds only these rows (sums) of the batch (ACT's
-        ``rows_only``, when measuring)."""
+        ``rows``: ``state`` holds only these rows (sums) of the batch of
+        ``batch_size`` (ACT's ``rows_only``: when measuring, or ``train_rows_only``)."""
+        all_rows = state.shape[0] if batch_size is None else batch_size  # B
         if rows is not None and problem is not None:
             problem = problem[rows]  # (b, n, d)
         n = state.shape[1]
@@ -348,7 +354,9 @@ class UniversalTransformer(nn.Module):
         else:
             new_state = self.block(x, local_mask(n, self.window, state.device))
         if self.training and self.pause:  # paused positions keep H^{r-1}
-            paused = torch.rand(state.shape[:2], device=state.device) < self.pause
+            # drawn for every row of the batch, so the draws do not depend on ``rows``
+            paused = torch.rand(all_rows, n, device=state.device) < self.pause  # (B, n)
+            paused = paused if rows is None else paused[rows]  # (b, n)
             new_state = torch.where(paused[..., None], state, new_state)  # (B, n, d)
         if self.held_until is not None and r >= 1:  # see holding()
             held_until = self.held_until if rows is None else self.held_until[rows]
@@ -393,14 +401,16 @@ class UniversalTransformer(nn.Module):
         self.offset = 0
         if self.training and self.position_offsets:
             self.offset = int(torch.randint(self.position_offsets + 1, (1,)))
-        return state, functools.partial(self.step, problem=problem), real
+        step = functools.partial(self.step, problem=problem, batch_size=len(bits))
+        return state, step, real
 
     def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
         """Fixed rounds: a readout after each. ACT: up to ``n_rounds`` rounds per
         position; the readout of the mixed state, the ponder cost as ``aux_loss``."""
         state, step, real = self.prepare(bits, n_rounds)
         if self.act:
-            rows_only = not (self.training or torch.is_grad_enabled())  # measuring
+            measuring = not (self.training or torch.is_grad_enabled())
+            rows_only = measuring or self.train_rows_only
             result = act_loop(
                 step, state, self.halting, n_rounds, self.act_eps, rows_only=rows_only
             )
