@@ -125,11 +125,13 @@ def act_loop(
     ``mix="interpolate"`` is tensor2tensor's rule, ``out = p_r * s_r + (1 - p_r) * out``
     after each step: a running blend in which each state is discounted by all later
     weights, so it differs from the mean field whenever more than one step runs.
-    ``rows_only`` (for measuring, without gradients): each round calls
-    ``step(state[rows], r, rows=rows)`` on the rows (sums) that still have a running
-    position only, the others keep their state; the same numbers in less time when
-    the sums halt at different rounds. The recorded h_r is 0 where a position had
-    halted (Graves's h is defined only while it runs).
+    ``rows_only``: each round calls ``step(state[rows], r, rows=rows)`` on the rows
+    (sums) that still have a running position only, the others keep their state; less
+    time when the sums halt at different rounds. Measuring (no gradients), the same
+    numbers bit for bit; training (``UniversalTransformer(train_rows_only=True)``), the
+    same gradients in exact arithmetic, summed over fewer rows and so rounded
+    differently (Chapter 6's ``seeds_rows`` study). The recorded h_r is 0 where a
+    position had halted (Graves's h is defined only while it runs).
     """
     _check_loop(max_steps, mix)
     total, remainder, n_updates = state.new_zeros(3, *state.shape[:-1])  # (B, n) each
