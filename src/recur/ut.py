@@ -335,7 +335,6 @@ class UniversalTransformer(nn.Module):
         O(n w) instead of O(n^2)) unless the model was built with ``banded=False``.
         ``rows``: ``state`` holds only these rows (sums) of the batch of
         ``batch_size`` (ACT's ``rows_only``: when measuring, or ``train_rows_only``)."""
-        all_rows = state.shape[0] if batch_size is None else batch_size  # B
         if rows is not None and problem is not None:
             problem = problem[rows]  # (b, n, d)
         n = state.shape[1]
@@ -355,6 +354,7 @@ class UniversalTransformer(nn.Module):
             new_state = self.block(x, local_mask(n, self.window, state.device))
         if self.training and self.pause:  # paused positions keep H^{r-1}
             # drawn for every row of the batch, so the draws do not depend on ``rows``
+            all_rows = state.shape[0] if batch_size is None else batch_size  # B
             paused = torch.rand(all_rows, n, device=state.device) < self.pause  # (B, n)
             paused = paused if rows is None else paused[rows]  # (b, n)
             new_state = torch.where(paused[..., None], state, new_state)  # (B, n, d)
