@@ -102,6 +102,14 @@ DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 # Chapter 6's model trained stepping only the sums with a running position
 ROWS_ONLY = BOOK_ACT["model_options"] | {"train_rows_only": True}
 
+# The seeds study's seeds and tests; the give_up study's first runs (seeds 860-899)
+BOOK_SEEDS = {
+    "seeds": list(range(20)),
+    "jobs": 2,
+    "kill_waits": True,  # and long waits that end in a kill
+}
+GIVE_UP = {"seeds": tuple(range(860, 900)), "jobs": 2}
+
 # A candidate for the next version of train_book_act, for choosing only: a third run
 # when the first two pass no check, on seeds 900-919 and test sums 8,000,000 + width,
 # used for nothing else
@@ -217,32 +225,15 @@ STUDIES = {
             "extra_columns": ("halted before the carry",),
         },
     ),
-    "seeds": (
-        seed_runs,
-        {
-            "recipes": ("BOOK_ACT", "TUNED_ACT"),
-            "seeds": list(range(20)),
-            "jobs": 2,
-            "kill_waits": True,  # and long waits that end in a kill
-        },
-    ),
+    "seeds": (seed_runs, BOOK_SEEDS | {"recipes": ("BOOK_ACT", "TUNED_ACT")}),
     "seeds_rows": (
         seed_runs,
-        {
-            "recipes": ("BOOK_ACT",),
-            "seeds": list(range(20)),
-            "jobs": 2,
-            "kill_waits": True,
-            "model_options": ROWS_ONLY,
-        },
+        BOOK_SEEDS | {"recipes": ("BOOK_ACT",), "model_options": ROWS_ONLY},
     ),
     "third_run_rows": (seed_runs, THIRD_RUN | {"model_options": ROWS_ONLY}),
-    "give_up_rows": (
-        first_run_checks,
-        {"seeds": tuple(range(860, 900)), "jobs": 2, "model_options": ROWS_ONLY},
-    ),
+    "give_up_rows": (first_run_checks, GIVE_UP | {"model_options": ROWS_ONLY}),
     "third_run_every": (seed_runs, THIRD_RUN),
-    "give_up": (first_run_checks, {"seeds": tuple(range(860, 900)), "jobs": 2}),
+    "give_up": (first_run_checks, GIVE_UP),
     "wide": (
         seed_runs,
         {

@@ -334,17 +334,23 @@ def test_the_window_of_one_is_the_unfolded_window_bit_for_bit(
         assert torch.equal(a, b)
 
 
+def _halting_apart(**options) -> UniversalTransformer:
+    """A small ACT UT (relative positions, floor, no round signal) whose sums of 6 bits
+    halt in rounds 7-10, not all at once; ``options`` go to the model."""
+    torch.manual_seed(0)
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True,
+                                 position="relative", floor=True, round_signal=False,
+                                 **options)  # fmt: skip
+    torch.nn.init.normal_(model.halting.linear.weight, std=1.0)
+    torch.nn.init.constant_(model.halting.linear.bias, 0.5)
+    return model
+
+
 def _training_pass(rows_only: bool, inject: bool) -> tuple:
     """One training forward and backward of a small ACT UT with pauses whose sums
     halt at different rounds: the output, the gradients and the row counts the shared
     block was run on."""
-    torch.manual_seed(0)
-    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True,
-                                 position="relative", inject=inject, floor=True,
-                                 round_signal=False, pause=0.25,
-                                 train_rows_only=rows_only).train()  # fmt: skip
-    torch.nn.init.normal_(model.halting.linear.weight, std=1.0)
-    torch.nn.init.constant_(model.halting.linear.bias, 0.5)  # sums halt in rounds 7-10
+    model = _halting_apart(inject=inject, pause=0.25, train_rows_only=rows_only).train()
     sizes = []
     model.block.register_forward_hook(lambda m, args, out: sizes.append(len(out)))
     bits = random_batch(40, 6, seed=3).bits  # (B, 7, 2)
@@ -488,12 +494,7 @@ def test_measuring_runs_the_running_sums_only_and_gets_the_same_numbers(case):
     have a running position (``act_loop``'s ``rows_only``); every number must be what
     the full batch gives (with gradients on, every row steps every round), bit for
     bit, with the input re-fed, positions held (``holding``) or run as a ring."""
-    torch.manual_seed(0)
-    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True,
-                                 position="relative", inject=True, floor=True,
-                                 round_signal=False).eval()  # fmt: skip
-    torch.nn.init.normal_(model.halting.linear.weight, std=1.0)
-    torch.nn.init.constant_(model.halting.linear.bias, 0.5)  # sums halt in rounds 7-10
+    model = _halting_apart(inject=True).eval()
     bits = random_batch(40, 6, seed=3).bits  # (B, 7, 2)
     until = torch.randint(0, 12, (40, 8))  # floor, 6 bits, carry-out
     scope = {"plain": contextlib.nullcontext(), "held": holding(model, until),
