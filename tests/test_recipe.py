@@ -411,13 +411,14 @@ def test_a_run_gives_up_when_its_check_says_so():
 
 
 def test_only_a_run_that_another_may_follow_gives_up(seeds):
-    """Chapter 6's procedure: a first run that has not passed by ``give_up_step``
-    stops there and a second run starts; the last run trains all its steps."""
+    """Chapter 6's procedure: a run that has not passed by ``give_up_step`` stops
+    there and the next run starts, three runs at most; the last trains all its steps."""
     tiny = {"n_steps": 8, "eval_every": 2, "eval_size": 50, "progress": False}
     book = train_book_act(seed=3, min_step=2, give_up_step=4, **tiny)
-    assert seeds == [3, 1003] and book.attempts == 2
-    assert [c.step for c in book.checks] == [2, 4, 2, 4, 6, 8]
-    assert book.run.config.seed == 1003 and not book.run.gave_up
+    assert seeds == [3, 1003, 2003] and book.attempts == 3
+    assert [c.step for c in book.checks] == [2, 4, 2, 4, 2, 4, 6, 8]
+    assert book.run.config.seed == 2003 and not book.run.gave_up
+    assert book.model.train_rows_only  # steps only the sums still running (31% cheaper)
     assert ux.GIVE_UP_STEP == 1000  # chosen on seeds 860-899, see its comment
 
 
