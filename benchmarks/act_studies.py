@@ -38,9 +38,11 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   all halted (the model option ``train_rows_only=False``, the book's model before its
   thirteenth round): the same procedure in exact arithmetic with the same pauses, in
   other rounding, as a run on another machine would be. Written to
-  ``act_seeds_every.csv`` (about 15 minutes with ``--jobs 2``). Its twelfth-round
-  twin (``act_seeds_rows.csv``, when the book stepped every sum and ran two runs at
-  most) is in the history;
+  ``act_seeds_every.csv`` (about 15 minutes with ``--jobs 2``). The twelfth round's
+  ``seeds`` table, when the book's model stepped every sum and ``train_book_act`` ran
+  two runs at most, is kept as ``act_seeds_two_runs.csv``, and its twin of that round
+  (``seeds_rows``: the same stepping only the running sums) as
+  ``act_seeds_two_runs_rows.csv``;
 - ``third_run_rows`` and ``third_run_every`` (issue 16, twelfth round; not read by
   the book): how the thirteenth round's ``train_book_act`` was chosen, a third run when
   the first two pass no check (``max_attempts=3``), stepping the running sums only or
@@ -64,8 +66,11 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   ``seeds``, tested on 200 random sums of 8 and of 128 to 1,024 bits and on 100
   long-chain sums up to 256 bits (the moonshot's bar needs them there; cap 2 (n + 1));
   ``moonshot_counts`` reads it (about 95 minutes with one job beside other work; 90
-  minutes with ``--jobs 2`` beside another study and a book build). The committed
-  ``act_wide.csv`` was measured for the current ``train_book_act`` (at 293d8eb);
+  minutes with ``--jobs 2`` beside another study and a book build, before measuring
+  and training stepped only the running sums; 14 minutes with ``--jobs 2`` beside a
+  test run and a book build in the thirteenth round). The committed ``act_wide.csv``
+  was measured for the current ``train_book_act``; ``act_wide_two_runs.csv`` for the
+  twelfth round's (at 293d8eb: two runs at most, every sum stepped in training);
   ``act_wide_no_kills.csv`` before ``BOOK_ACT`` had ``chain_kill_share``;
 - ``waiting``: the halting probabilities of positions still waiting for their carry,
   round by round, on long-chain 8- and 32-bit sums, for the recipe, the recipe with
@@ -74,7 +79,7 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
 The times of ``warmup``, ``positions``, ``length``, ``recipe`` and ``waiting`` were
 measured on a 2-core machine, one torch thread per study, two studies at a time.
 
-Run: ``make studies`` (all nine, about three and a quarter hours on 2 cores), or
+Run: ``make studies`` (all thirteen, about four hours on 2 cores), or
 ``.venv/bin/python benchmarks/act_studies.py [name ...]``. Torch runs
 with the library's thread choice (:func:`recur.device.auto_threads`).
 """

@@ -183,7 +183,7 @@ SEEDS_NEVER_CHOSEN_ON = tuple(range(300, 310))
 
 
 def bench_act_ut(jobs: int = 1) -> None:
-    """Chapter 6's model (``train_book_act``: BOOK_ACT with its check and one restart),
+    """Chapter 6's model (``train_book_act``: BOOK_ACT with its check, 3 runs at most),
     trained on the CPU only on sums of at most 8 bits, for ten seeds (300-309) that no
     recipe was chosen on: ``act_ut_seeds_ok``, how many met issue 16's bar
     (``act_succeeded``: >= 99% random and >= 97% long-chain sums exact at 8 to 64 bits,

@@ -130,8 +130,8 @@ def act_loop(
     time when the sums halt at different rounds. Measuring (no gradients), the same
     numbers bit for bit; training (``UniversalTransformer(train_rows_only=True)``), the
     same gradients in exact arithmetic, summed over fewer rows and so rounded
-    differently (Chapter 6's ``seeds_rows`` study). The recorded h_r is 0 where a
-    position had halted (Graves's h is defined only while it runs).
+    differently (Chapter 6's ``seeds`` and ``seeds_every`` studies). The recorded h_r
+    is 0 where a position had halted (Graves's h is defined only while it runs).
     """
     _check_loop(max_steps, mix)
     total, remainder, n_updates = state.new_zeros(3, *state.shape[:-1])  # (B, n) each

@@ -213,8 +213,8 @@ def count_range(*counts: int) -> str:
 
 def seed_counts(table: pd.DataFrame, recipe: str) -> dict:
     """From a :func:`seed_runs` table, one recipe's runs: how many met the bar
-    (``met``), of how many, the median and slowest training seconds, and how many
-    restarted."""
+    (``met``), of how many, the median and slowest training seconds, how many
+    restarted and how many of those trained a third time."""
     runs = table[table["recipe"] == recipe].groupby("seed").first()  # (seeds, ...)
     return {
         "met": int(runs["success"].sum()),
@@ -222,6 +222,7 @@ def seed_counts(table: pd.DataFrame, recipe: str) -> dict:
         "median": float(runs["train seconds"].median()),
         "slowest": float(runs["train seconds"].max()),
         "restarted": int((runs["runs"] > 1).sum()),
+        "third": int((runs["runs"] > 2).sum()),
     }
 
 
