@@ -27,7 +27,8 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   recipe was chosen on (9,000,000 + width), cap 2 (n + 1): exact match, positions
   halted before their carry, steps beyond the carry, exact match on as many long
   waits that end with no carry (``kill_waits``), training seconds, runs and
-  ``act_succeeded`` (about 30 minutes on 2 cores with ``--jobs 2``); with
+  ``act_succeeded`` (about 30 minutes on 2 cores with ``--jobs 2`` before the
+  thirteenth round's cheaper steps, 7 minutes in it); with
   ``--device cuda``, ``BOOK_ACT`` alone on the GPU, written to ``act_seeds_cuda.csv``.
   Earlier versions of ``train_book_act`` wrote ``act_seeds_no_kills.csv`` (before
   ``chain_kill_share``), ``act_seeds_no_delay.csv`` (before the check held carries
@@ -38,10 +39,10 @@ Chapter 6's recipe of issue 10 (``TUNED_ACT``):
   all halted (the model option ``train_rows_only=False``, the book's model before its
   thirteenth round): the same procedure in exact arithmetic with the same pauses, in
   other rounding, as a run on another machine would be. Written to
-  ``act_seeds_every.csv`` (about 15 minutes with ``--jobs 2``). The twelfth round's
-  ``seeds`` table, when the book's model stepped every sum and ``train_book_act`` ran
-  two runs at most, is kept as ``act_seeds_two_runs.csv``, and its twin of that round
-  (``seeds_rows``: the same stepping only the running sums) as
+  ``act_seeds_every.csv`` (8 minutes with ``--jobs 2`` in the thirteenth round). The
+  twelfth round's ``seeds`` table, when the book's model stepped every sum and
+  ``train_book_act`` ran two runs at most, is kept as ``act_seeds_two_runs.csv``, and
+  its twin of that round (``seeds_rows``: the same stepping only the running sums) as
   ``act_seeds_two_runs_rows.csv``;
 - ``third_run_rows`` and ``third_run_every`` (issue 16, twelfth round; not read by
   the book): how the thirteenth round's ``train_book_act`` was chosen, a third run when
