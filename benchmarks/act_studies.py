@@ -95,6 +95,7 @@ from pathlib import Path
 import pandas as pd
 
 from recur.seed_study import WIDE_WIDTHS, first_run_checks, seed_runs
+from recur.seeds import CANDIDATE_SUMS, by_name
 from recur.ut_experiments import (
     BOOK_ACT,
     TUNED_ACT,
@@ -114,19 +115,19 @@ EVERY_SUM = BOOK_ACT["model_options"] | {"train_rows_only": False}
 
 # The seeds study's seeds and tests; the give_up study's first runs (seeds 860-899)
 BOOK_SEEDS = {
-    "seeds": list(range(20)),
+    "seeds": list(by_name("twenty seeds").seeds),
     "jobs": 2,
     "kill_waits": True,  # and long waits that end in a kill
 }
-GIVE_UP = {"seeds": tuple(range(860, 900)), "jobs": 2}
+GIVE_UP = {"seeds": tuple(by_name("give-up step").seeds), "jobs": 2}
 
 # A candidate for the next version of train_book_act, for choosing only: a third run
 # when the first two pass no check, on seeds 900-919 and test sums 8,000,000 + width,
 # used for nothing else
 THIRD_RUN = {
     "recipes": ("BOOK_ACT",),
-    "seeds": list(range(900, 920)),
-    "sums_seed": 8_000_000,
+    "seeds": list(by_name("third run").seeds),
+    "sums_seed": CANDIDATE_SUMS,
     "max_attempts": 3,
     "jobs": 2,
     "kill_waits": True,
@@ -248,7 +249,7 @@ STUDIES = {
         seed_runs,
         {
             "recipes": ("BOOK_ACT",),
-            "seeds": list(range(20)),
+            "seeds": list(by_name("twenty seeds").seeds),
             "widths": WIDE_WIDTHS,
             "n_sums": 200,
             "long_chains": 100,

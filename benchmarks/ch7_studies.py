@@ -3,7 +3,8 @@ the same task. For each seed, Chapter 6's model as Chapter 6 trains it
 (``train_book_act``: ``BOOK_ACT``, its check and restart) and the same UT trained the
 same way with PonderNet's halting rule (``recur.pondernet.train_ponder``) are trained
 on the CPU on sums of at most 8 bits, then measured like Chapter 6's recipe study
-(500 random and 200 long-chain sums per width, seeds 2024 + width, cap 2 (n + 1)),
+(500 random and 200 long-chain sums per width, the registry's REPORT_SUMS + width,
+cap 2 (n + 1)),
 plus the steps per position against the carry distance on 300 long-chain 32-bit sums,
 and how much the state still changes in each round when the shared block is run
 without halting.
@@ -24,6 +25,7 @@ import pandas as pd
 from recur.deq import state_changes
 from recur.device import limit_heap_growth
 from recur.pondernet import train_ponder
+from recur.seeds import REPORT_SUMS, by_name
 from recur.tasks import long_chain_batch
 from recur.ut_experiments import (
     act_length_table,
@@ -33,7 +35,7 @@ from recur.ut_experiments import (
 )
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
-SEEDS = (0, 1, 2)
+SEEDS = tuple(by_name("ACT against PonderNet").seeds)
 WIDTHS = [8, 16, 32, 64]
 # act_length_table's column added after this study last ran (issue 16); Chapter 7 does
 # not read it, so the study keeps the columns of its table.
@@ -92,7 +94,7 @@ def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) ->
             model = _train(method, seed, **overrides)
             seconds = time.perf_counter() - start
             table = act_length_table(
-                model, widths, n_sums, twice_width_plus_one, 2024, long_chains
+                model, widths, n_sums, twice_width_plus_one, REPORT_SUMS, long_chains
             ).drop(columns=LATER, errors="ignore")  # ch7_length.csv's columns
             length += [
                 {"method": method, "seed": seed, "bits": n_bits}

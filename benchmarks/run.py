@@ -32,6 +32,7 @@ from recur.deq import EquilibriumCell, training_memory
 from recur.device import cpu_threads, seed_everything
 from recur.experiments import length_generalization, train_variant
 from recur.seed_study import seed_runs
+from recur.seeds import BENCH_SUMS, by_name
 from recur.tasks import random_batch
 from recur.train import TrainConfig, evaluate, seconds_per_step, train
 from recur.ut import UTBlock, sinusoid
@@ -179,7 +180,7 @@ def bench_ut_step(d_model: int = 256, n_heads: int = 8, d_ff: int = 1024) -> Non
 
 # No recipe was chosen on these seeds (100-109 were used to choose BOOK_ACT's pieces,
 # 1,000 and up are train_book_act's restarts).
-SEEDS_NEVER_CHOSEN_ON = tuple(range(300, 310))
+SEEDS_NEVER_CHOSEN_ON = tuple(by_name("benchmark").seeds)
 
 
 def bench_act_ut(jobs: int = 1) -> None:
@@ -191,7 +192,7 @@ def bench_act_ut(jobs: int = 1) -> None:
     100 fresh long-chain sums per width; the median and slowest training time (restart
     included); the worst exact match over the seeds at each width; and the largest
     mean steps beyond the carry at 8 bits."""
-    runs = seed_runs(("BOOK_ACT",), SEEDS_NEVER_CHOSEN_ON, sums_seed=99, jobs=jobs,
+    runs = seed_runs(("BOOK_ACT",), SEEDS_NEVER_CHOSEN_ON, sums_seed=BENCH_SUMS, jobs=jobs,
                      device="cpu", progress=False)  # fmt: skip
     per_seed = runs.groupby("seed")[["success", "train seconds", "runs"]].first()
     n = len(per_seed)

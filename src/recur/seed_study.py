@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from recur.device import run_jobs
+from recur.seeds import REPORT_SUMS
 from recur.tasks import twice_width_plus_one
 from recur.ut_experiments import (
     KILL_WAITS,
@@ -129,7 +130,7 @@ def seed_runs(
     widths: tuple[int, ...] = SEED_WIDTHS,
     n_sums: int = 300,
     long_chains: int = 100,
-    sums_seed: int = 9_000_000,
+    sums_seed: int = REPORT_SUMS,
     jobs: int = 1,
     **overrides,
 ) -> pd.DataFrame:

@@ -1,0 +1,73 @@
+"""The seeds registry: no reported number rests on seeds or sums spent on a choice."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from recur import seeds
+from recur.seeds import CHOOSE, REPORT, Seeds, clashes
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_report_draws_from_a_choice():
+    assert clashes() == []
+
+
+def test_a_report_on_choosing_sums_or_seeds_is_caught():
+    chose = Seeds("chose", 5, 9, 123, CHOOSE, "a setting")
+    same_sums = Seeds("told", 50, 59, 123, REPORT, "a count")
+    same_seeds = Seeds("told too", 9, 12, 456, REPORT, "a count")
+    found = clashes((chose, same_sums, same_seeds), allowed={})
+    assert found == [("chose", "told"), ("chose", "told too")]
+    assert clashes((chose, same_seeds), {("chose", "told too"): "why"}) == []
+
+
+def test_the_studies_take_their_seeds_from_the_registry():
+    act = _script("act_studies")
+    twenty = list(seeds.by_name("twenty seeds").seeds)
+    assert act.BOOK_SEEDS["seeds"] == twenty
+    assert act.STUDIES["wide"][1]["seeds"] == twenty
+    assert list(act.GIVE_UP["seeds"]) == list(seeds.by_name("give-up step").seeds)
+    assert act.THIRD_RUN["seeds"] == list(seeds.by_name("third run").seeds)
+    assert act.THIRD_RUN["sums_seed"] == seeds.CANDIDATE_SUMS
+    ch7 = _script("ch7_studies")
+    assert list(ch7.SEEDS) == list(seeds.by_name("ACT against PonderNet").seeds)
+
+
+def test_the_seed_study_reports_on_fresh_sums_by_default():
+    import inspect
+
+    from recur.seed_study import seed_runs
+
+    default = inspect.signature(seed_runs).parameters["sums_seed"].default
+    assert default == seeds.REPORT_SUMS == seeds.by_name("twenty seeds").sums_offset
+
+
+@pytest.mark.parametrize("bad", [{"role": "guess"}, {"first": 9, "last": 3}])
+def test_a_bad_entry_is_refused(bad):
+    entry = {"name": "x", "first": 0, "last": 1, "sums_offset": None, "role": CHOOSE,
+             "used_for": "y"} | bad
+    with pytest.raises(ValueError):
+        Seeds(**entry)
+
+
+def test_the_table_lists_every_use():
+    table = seeds.table()
+    assert len(table) == len(seeds.STUDIES)
+    assert table.loc["give-up step", "training seeds"] == "860-899"
+    assert table.loc["live run", "training seeds"] == "0"
+    with pytest.raises(ValueError, match="no seeds registered"):
+        seeds.by_name("nothing")
