@@ -192,8 +192,8 @@ def bench_act_ut(jobs: int = 1) -> None:
     100 fresh long-chain sums per width; the median and slowest training time (restart
     included); the worst exact match over the seeds at each width; and the largest
     mean steps beyond the carry at 8 bits."""
-    runs = seed_runs(("BOOK_ACT",), SEEDS_NEVER_CHOSEN_ON, sums_seed=BENCH_SUMS, jobs=jobs,
-                     device="cpu", progress=False)  # fmt: skip
+    runs = seed_runs(("BOOK_ACT",), SEEDS_NEVER_CHOSEN_ON, sums_seed=BENCH_SUMS,
+                     jobs=jobs, device="cpu", progress=False)  # fmt: skip
     per_seed = runs.groupby("seed")[["success", "train seconds", "runs"]].first()
     n = len(per_seed)
     first, last = SEEDS_NEVER_CHOSEN_ON[0], SEEDS_NEVER_CHOSEN_ON[-1]

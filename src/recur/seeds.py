@@ -35,7 +35,7 @@ class Seeds:
 
     def __post_init__(self):
         if self.role not in (CHOOSE, REPORT):
-            raise ValueError(f"role must be {CHOOSE!r} or {REPORT!r}, got {self.role!r}")
+            raise ValueError(f"role must be choose or report, got {self.role!r}")
         if self.last < self.first:
             raise ValueError(f"{self.name}: last seed {self.last} < first {self.first}")
 
@@ -106,7 +106,8 @@ def clashes(studies: tuple[Seeds, ...] = STUDIES, allowed: dict = OVERLAPS) -> l
     found = []
     for chose in (s for s in studies if s.role == CHOOSE):
         for told in (s for s in studies if s.role == REPORT):
-            same_sums = chose.sums_offset is not None and chose.sums_offset == told.sums_offset
+            offset = chose.sums_offset
+            same_sums = offset is not None and offset == told.sums_offset
             shared = set(chose.seeds) & set(told.seeds)
             if same_sums or (shared and (chose.name, told.name) not in allowed):
                 found.append((chose.name, told.name))
@@ -115,11 +116,14 @@ def clashes(studies: tuple[Seeds, ...] = STUDIES, allowed: dict = OVERLAPS) -> l
 
 def table() -> pd.DataFrame:
     """The registry as a table for the methods appendix."""
+    def span(s: Seeds) -> str:
+        return f"{s.first}" if s.first == s.last else f"{s.first}-{s.last}"
+
     rows = [
         {
             "use": s.name,
             "role": s.role,
-            "training seeds": f"{s.first}" if s.first == s.last else f"{s.first}-{s.last}",
+            "training seeds": span(s),
             "test sums": "-" if s.sums_offset is None else f"{s.sums_offset:,} + width",
             "used for": s.used_for,
         }
