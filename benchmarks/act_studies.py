@@ -1,88 +1,37 @@
-"""The ACT studies of Chapter 6, too slow for the page: train the local ACT UT for
-several settings and seeds, print one JSON line per run and write the tables the
-chapter reads (``book/data/act_*.csv``).
+"""The studies of Chapter 6 that train too many models for a page. Each trains the
+local ACT Universal Transformer for several settings and seeds, prints one JSON line per
+run and writes the table the book reads (``book/data/act_NAME.csv``). The seeds and
+test sums of each come from :mod:`recur.seeds`; the methods appendix of the book lists
+them, with what each study measures.
 
-The first recipe (``FIRST_ACT``: sinusoid, no injection, tau = 0.01):
+The plain sum of Chapters 4 and 5 (``FIRST_ACT``):
 
-- ``tau``: the time penalty, 3 values x 3 seeds, 1,500 steps each so that every
-  penalty acts for 1,000 steps after the warm-up (373 s, about 6 minutes, measured
-  on a 2-core machine; the one place the book states it);
-- ``warmup``: the ponder cost at full weight from the start vs. ramped up over the
-  first 500 steps, 5 seeds (about 3 minutes);
-- ``positions``: the sinusoidal position signal, none, randomly shifted while
-  training, or a learned relative attention bias instead, 3 seeds, tested on 8 to 24
-  bits (about 7 minutes);
-- ``length``: input injection off/on x the three position signals, tau = 0.1, a
-  quarter of each batch with long carry chains, 1,500 steps, 3 seeds, tested on 8 to
-  64 bits with the cap at 2 (n + 1), on random sums and on sums whose chains span
-  most of the width (about 12 minutes).
+- ``tau``: the time penalty, three values, three seeds, 1,500 steps each;
+- ``warmup``: the ponder cost at full weight from step 1, or ramped in over 500 steps;
+- ``positions``: four position signals, tested on 8 to 24 bits;
+- ``length``: input injection off or on, three position signals, tested up to 64 bits.
 
-Chapter 6's recipe of issue 10 (``TUNED_ACT``):
+A simpler procedure than the chapter's (``TUNED_ACT``: no pauses, no runs without a
+carry, no check, no restart):
 
-- ``recipe``: the recipe and seven variants that each take one piece out, 3 seeds,
-  800 steps each, tested like ``length`` (about 14 minutes);
-- ``seeds`` (issue 16): Chapter 6's model (``BOOK_ACT`` with ``train_book_act``'s
-  check and restart) against the recipe of issue 10 (``TUNED_ACT``), 20 seeds each,
-  tested on 300 random and 100 long-chain sums of 8 to 64 bits drawn with seeds no
-  recipe was chosen on (9,000,000 + width), cap 2 (n + 1): exact match, positions
-  halted before their carry, steps beyond the carry, exact match on as many long
-  waits that end with no carry (``kill_waits``), training seconds, runs and
-  ``act_succeeded`` (about 30 minutes on 2 cores with ``--jobs 2`` before the
-  thirteenth round's cheaper steps, 7 minutes in it); with
-  ``--device cuda``, ``BOOK_ACT`` alone on the GPU, written to ``act_seeds_cuda.csv``.
-  Earlier versions of ``train_book_act`` wrote ``act_seeds_no_kills.csv`` (before
-  ``chain_kill_share``), ``act_seeds_no_delay.csv`` (before the check held carries
-  back) and ``act_seeds_no_ring.csv`` (before the check ran propagating pairs as a
-  ring);
-- ``seeds_every`` (issue 16, thirteenth round): ``BOOK_ACT`` as in ``seeds``, but each
-  training step runs the shared block on every sum, also those whose positions have
-  all halted (the model option ``train_rows_only=False``, the book's model before its
-  thirteenth round): the same procedure in exact arithmetic with the same pauses, in
-  other rounding, as a run on another machine would be. Written to
-  ``act_seeds_every.csv`` (8 minutes with ``--jobs 2`` in the thirteenth round). The
-  twelfth round's ``seeds`` table, when the book's model stepped every sum and
-  ``train_book_act`` ran two runs at most, is kept as ``act_seeds_two_runs.csv``, and
-  its twin of that round (``seeds_rows``: the same stepping only the running sums) as
-  ``act_seeds_two_runs_rows.csv``;
-- ``third_run_rows`` and ``third_run_every`` (issue 16, twelfth round; not read by
-  the book): how the thirteenth round's ``train_book_act`` was chosen, a third run when
-  the first two pass no check (``max_attempts=3``), stepping the running sums only or
-  every sum, on seeds 900-919 with test sums 8,000,000 + width (both used for nothing
-  else), so that the choice is made on neither the book's seeds nor its test sums
-  (about 15 minutes each with ``--jobs 2``). The committed tables were written by a
-  scratch script making the same ``seed_runs`` calls, before the studies had their
-  names here: 20 of 20 met the bar in each (median 21.8 s and 26.8 s, slowest 97.5 s
-  and 110.1 s, two jobs on 2 cores);
-- ``give_up`` (issue 16, eleventh round): every check of the first run of
-  ``train_book_act`` for seeds 860-899 (used for nothing else), each run training all
-  its steps unless a check passes (``max_attempts=1``), written to
-  ``act_give_up.csv`` (about 10 minutes with ``--jobs 2``); ``give_up_every``, the
-  same stepping every sum, to ``act_give_up_every.csv`` (about 14 minutes).
-  ``GIVE_UP_STEP`` was chosen on ``act_give_up_every.csv`` when the book stepped every
-  sum (that file was written from these runs by a script of the same calls, before the
-  study had its name here; seed 897's rows were computed again through this study and
-  came out equal); ``act_give_up.csv`` was measured in the twelfth round as
-  ``give_up_rows`` to check that it still fits with ``train_rows_only``;
-- ``wide`` (issue 16's moonshot): Chapter 6's model (``BOOK_ACT``), seeds 0-19, as in
-  ``seeds``, tested on 200 random sums of 8 and of 128 to 1,024 bits and on 100
-  long-chain sums up to 256 bits (the moonshot's bar needs them there; cap 2 (n + 1));
-  ``moonshot_counts`` reads it (about 95 minutes with one job beside other work; 90
-  minutes with ``--jobs 2`` beside another study and a book build, before measuring
-  and training stepped only the running sums; 14 minutes with ``--jobs 2`` beside a
-  test run and a book build in the thirteenth round). The committed ``act_wide.csv``
-  was measured for the current ``train_book_act``; ``act_wide_two_runs.csv`` for the
-  twelfth round's (at 293d8eb: two runs at most, every sum stepped in training);
-  ``act_wide_no_kills.csv`` before ``BOOK_ACT`` had ``chain_kill_share``;
-- ``waiting``: the halting probabilities of positions still waiting for their carry,
-  round by round, on long-chain 8- and 32-bit sums, for the recipe, the recipe with
-  the round signal and the recipe without halting noise, 3 seeds (about 5 minutes).
+- ``recipe``: it and seven variants that each take one piece out, three seeds;
+- ``waiting``: the halting probabilities of positions still waiting for their carry.
 
-The times of ``warmup``, ``positions``, ``length``, ``recipe`` and ``waiting`` were
-measured on a 2-core machine, one torch thread per study, two studies at a time.
+The chapter's procedure (``train_book_act``):
 
-Run: ``make studies`` (all thirteen, about four hours on 2 cores), or
-``.venv/bin/python benchmarks/act_studies.py [name ...]``. Torch runs
-with the library's thread choice (:func:`recur.device.auto_threads`).
+- ``seeds``: twenty seeds of it and of ``TUNED_ACT``, tested on fresh sums of 8 to 64
+  bits (random, long chains, long waits without a carry); with ``--device cuda`` the
+  procedure alone on a GPU, written to ``act_seeds_cuda.csv``;
+- ``seeds_every``: the same with the shared block run on every sum in each training
+  step (other rounding: equal in exact arithmetic);
+- ``wide``: the same twenty models tested on sums of 128 to 1,024 bits;
+- ``third_run_rows`` and ``third_run_every``: a third run, with either rounding, on the
+  registry's seeds for that choice (``act_third_run_*.csv``);
+- ``give_up``: every check of the first runs of the registry's give-up seeds, which
+  ``GIVE_UP_STEP`` rests on.
+
+Run: ``make studies`` (all of them), or
+``.venv/bin/python benchmarks/act_studies.py [--jobs N] [--device D] [name ...]``.
 """
 
 from __future__ import annotations
@@ -109,11 +58,11 @@ DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
 
 # Chapter 6's model trained stepping only the sums with a running position (its
-# default since issue 16's thirteenth round), or every sum (before: other rounding)
+# default), or every sum (the same in exact arithmetic: other rounding)
 ROWS_ONLY = BOOK_ACT["model_options"] | {"train_rows_only": True}
 EVERY_SUM = BOOK_ACT["model_options"] | {"train_rows_only": False}
 
-# The seeds study's seeds and tests; the give_up study's first runs (seeds 860-899)
+# The seeds study's seeds and tests; the give_up study's first runs
 BOOK_SEEDS = {
     "seeds": list(by_name("twenty seeds").seeds),
     "jobs": 2,
@@ -121,9 +70,8 @@ BOOK_SEEDS = {
 }
 GIVE_UP = {"seeds": tuple(by_name("give-up step").seeds), "jobs": 2}
 
-# A candidate for the next version of train_book_act, for choosing only: a third run
-# when the first two pass no check, on seeds 900-919 and test sums 8,000,000 + width,
-# used for nothing else
+# Choosing whether train_book_act runs a third time when the first two pass no check:
+# on the registry's seeds and test sums for that choice, used for nothing else
 THIRD_RUN = {
     "recipes": ("BOOK_ACT",),
     "seeds": list(by_name("third run").seeds),
@@ -134,8 +82,8 @@ THIRD_RUN = {
 }
 
 
-# The ``recipe`` study (issue 10): Chapter 6's model, and the same with one piece
-# taken out (or changed back to the first recipe) at a time.
+# The ``recipe`` study: TUNED_ACT, and the same with one piece taken out (or changed
+# back to the first recipe) at a time.
 RECIPE = copy.deepcopy(
     {
         k: v
@@ -244,7 +192,6 @@ STUDIES = {
     "third_run_rows": (seed_runs, THIRD_RUN | {"model_options": ROWS_ONLY}),
     "third_run_every": (seed_runs, THIRD_RUN | {"model_options": EVERY_SUM}),
     "give_up": (first_run_checks, GIVE_UP),
-    "give_up_every": (first_run_checks, GIVE_UP | {"model_options": EVERY_SUM}),
     "wide": (
         seed_runs,
         {

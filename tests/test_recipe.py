@@ -303,6 +303,10 @@ def test_widest_width_reached_and_the_moonshot_by_hand():
     counts = moonshot_counts(pd.concat([ok, short]))
     assert counts == {"met": 1, "n": 2, "median_widest": 320.0,
                       "least_widest": 128, "most_widest": 512}  # fmt: skip
+    three = pd.concat([ok, short, runs(4, [(8, 1.0, 1.0), (128, 1.0, 0.8)])])
+    spread = "512 bits for 1 seed, 128 for 1 seed and 8 for 1 seed"
+    assert ss.widest_words(three) == spread
+    assert ss.widest_words(pd.concat([ok, ok.assign(seed=5)])) == "512 bits for 2 seeds"
 
 
 def test_changed_outcomes_by_hand():
@@ -351,6 +355,7 @@ def test_runs_that_met_by_hand():
 
 
 def test_robust_words_by_hand():
+    assert ss.robust_words(20, 20) == "meets the book's bar of at least 19 seeds in 20"
     assert ss.robust_words(19, 20).startswith("meets")
     assert ss.robust_words(20, 20).startswith("meets")
     assert ss.robust_words(18, 20).startswith("falls short of")

@@ -65,21 +65,6 @@ def test_every_data_file_has_a_writer():
     # live_seed_runs(names=(LIVE[2],), n_steps=800, jobs=2): Chapter 4's local UT with a
     # restart but 800 steps (Chapter 4 compares)
     writers |= {"live_seeds_restart_800"}
-    # act_studies.py seeds, run earlier on another machine's CPU (Chapter 6 compares)
-    writers |= {"act_seeds_other_cpu"}
-    # act_studies.py recipe at b9a2dae, before local windows ran banded attention
-    writers |= {"act_recipe_masked"}
-    # act_studies.py seeds before BOOK_ACT trained on kill-ended waits (Chapter 6)
-    writers |= {"act_seeds_no_kills"}
-    # act_studies.py seeds before act_check held carries back (Chapter 6)
-    writers |= {"act_seeds_no_delay"}
-    # act_studies.py seeds before act_check ran propagating pairs as a ring (Chapter 6)
-    writers |= {"act_seeds_no_ring"}
-    # act_studies.py wide before BOOK_ACT trained on kill-ended waits (Chapter 6)
-    writers |= {"act_wide_no_kills"}
-    # act_studies.py seeds, seeds_rows and wide at ca8651d, before train_book_act ran a
-    # third run and BOOK_ACT stepped only the running sums (Chapter 6)
-    writers |= {"act_seeds_two_runs", "act_seeds_two_runs_rows", "act_wide_two_runs"}
     assert files <= writers
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -404,6 +405,25 @@ def train_book_act(
         max_attempts,
     )
     return BookRun(model, run, checks, kept, n_runs, seconds)
+
+
+def book_settings() -> dict:
+    """Chapter 6's procedure in numbers a page can glue: :data:`BOOK_ACT`'s training
+    settings, :func:`train_book_act`'s defaults and :class:`ActCheck`'s limits."""
+    options = BOOK_ACT["model_options"]
+    defaults = inspect.signature(train_book_act).parameters
+    return {
+        "steps": BOOK_ACT["n_steps"], "lr": BOOK_ACT["lr"],
+        "tau": BOOK_ACT["ponder_weight"],
+        "cap": BOOK_ACT["n_rounds"], "chain_share": BOOK_ACT["chain_share"],
+        "kill_share": BOOK_ACT["chain_kill_share"], "noise": options["halt_noise"],
+        "pause": options["pause"], "every": BOOK_ACT["eval_every"],
+        "first_check": defaults["min_step"].default,
+        "attempts": defaults["max_attempts"].default, "give_up": GIVE_UP_STEP,
+        "check_sums": CHECK_SUMS, "beyond": MAX_BEYOND, "budget": MAX_BUDGET_USED,
+        "delay": DELAY, "delayed": MIN_DELAYED, "ring_rounds": RING_ROUNDS,
+        "ring_budget": MAX_RING_BUDGET,
+    }  # fmt: skip
 
 
 def ponder_by_position(
