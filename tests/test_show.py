@@ -98,3 +98,21 @@ def test_how_many_by_hand():
     assert how_many(3, "seed") == "3 seeds"
     with pytest.raises(ValueError, match="count"):
         how_many(-1, "seed")
+
+
+def test_reading_minutes_by_hand(tmp_path):
+    import json
+
+    from recur.show import reading_minutes
+
+    def page(words: int):
+        cells = [{"cell_type": "markdown", "source": ["w " * words]},
+                 {"cell_type": "code", "source": ["x " * 5000]}]  # fmt: skip
+        path = tmp_path / f"p{words}.ipynb"
+        path.write_text(json.dumps({"cells": cells}))
+        return path
+
+    assert reading_minutes(page(10)) == 5  # at least 5
+    assert reading_minutes(page(1000)) == 5  # 5 minutes at 200 words a minute
+    assert reading_minutes(page(1001)) == 10  # rounded up; code does not count
+    assert reading_minutes(page(3000)) == 15

@@ -60,11 +60,8 @@ def test_every_data_file_has_a_writer():
     writers |= {"attention_costs", "attention_costs_gpu"}  # run.py
     writers |= {"bench_devices", "bench_devices_gpu"}  # run.py
     writers |= {"live_seeds"}  # benchmarks/live_studies.py
-    # live_studies.py before Chapters 2, 4 and 7's trainings had their checks (compared)
+    # live_studies.py with one run that stops at the first 100% and no check (compared)
     writers |= {"live_seeds_first_100"}
-    # live_seed_runs(names=(LIVE[2],), n_steps=800, jobs=2): Chapter 4's local UT with a
-    # restart but 800 steps (Chapter 4 compares)
-    writers |= {"live_seeds_restart_800"}
     assert files <= writers
 
 

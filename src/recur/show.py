@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -177,3 +179,15 @@ def margin_words(margin: float) -> str:
     "by at most 0.12" or, when that rounds to 0.00, "by nothing to two decimals"."""
     text = _fixed(margin, 2)
     return "by nothing, to two decimals" if text == "0.00" else f"by at most {text}"
+
+
+WORDS_PER_MINUTE = 200  # a careful reader of technical prose
+
+
+def reading_minutes(path) -> int:
+    """About how many minutes a page's prose takes to read: the words of a notebook's
+    markdown cells at :data:`WORDS_PER_MINUTE`, rounded up to a multiple of 5."""
+    cells = json.loads(Path(path).read_text())["cells"]
+    words = sum(len("".join(c["source"]).split()) for c in cells
+                if c["cell_type"] == "markdown")  # fmt: skip
+    return max(5, 5 * -(-words // (5 * WORDS_PER_MINUTE)))
