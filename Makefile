@@ -27,7 +27,11 @@ book: $(STAMP)                     ## build _build/html, executing every chapter
 	RECUR_STATIC_PAGE=1 $(VENV)/bin/jupyter-book build . -W --keep-going
 	@touch _build/.src-stamp
 
-test: book lint                    ## unit + property + notebook (nbval) + browser tests
+AXE := $(VENV)/npm/node_modules/axe-core/axe.min.js
+$(AXE):                            # the browser tests' accessibility check (WCAG 2 A, AA)
+	npm install --prefix $(VENV)/npm axe-core@4.14.1 --no-audit --no-fund --silent
+
+test: book lint $(AXE)             ## unit + property + notebook (nbval) + browser tests
 	@# two test workers share the cores: one torch thread each, or they fight for them
 	OMP_NUM_THREADS=1 $(PY) -m pytest tests book -n $(JOBS) --dist loadfile \
 	    --nbval-lax --nbval-sanitize-with tests/sanitize.cfg

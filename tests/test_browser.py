@@ -4,11 +4,12 @@ widgets drawn, and animations that play."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
 
-from conftest import HTML, SHOTS
+from conftest import HTML, ROOT, SHOTS
 
 PAGES = sorted(str(p.relative_to(HTML)) for p in (HTML / "book").glob("*.html")) or [
     "missing"
@@ -303,3 +304,34 @@ def test_figures_stay_legible_on_a_phone(page, site, name):
     )
     for own, shown, src in sizes:
         assert shown >= min(own, 520) - 1, f"{src} shown {shown:.0f} px of {own:.0f}"
+
+
+AXE = ROOT / ".venv" / "npm" / "node_modules" / "axe-core" / "axe.min.js"  # make test
+
+
+def _axe_violations(page) -> list:
+    """axe-core's WCAG 2 A and AA rules on the open page: each rule broken, with its
+    impact and how many elements break it."""
+    if not AXE.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"axe-core is not installed at {AXE} (make test installs it)")
+        pytest.skip("axe-core is not installed (make test installs it)")
+    page.add_script_tag(path=str(AXE))
+    rules = "{runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}"
+    result = page.evaluate(f"() => axe.run(document, {rules})")
+    return [(v["id"], v["impact"], len(v["nodes"])) for v in result["violations"]]
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_passes_the_accessibility_check(page, site, name):
+    open_page(page, site, name)
+    assert _axe_violations(page) == []
+
+
+def test_the_accessibility_check_sees_a_nameless_slider(page, site):
+    open_page(page, site, "book/01_parallel_carry.html")
+    page.evaluate(
+        "() => document.querySelectorAll('input[type=range]')"
+        ".forEach(e => e.removeAttribute('aria-label'))"
+    )
+    assert any(rule == "label" for rule, _, _ in _axe_violations(page))

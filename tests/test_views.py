@@ -27,6 +27,8 @@ def test_player_has_one_frame_per_round_and_alt_text():
     player = trace_player(parallel_add("0111", "0001")).data
     assert 'alt="The rounds of 0111 + 0001' in player
     assert player.count("data:image/png;base64") == 5
+    slider = re.search(r'<input[^>]*type="range"[^>]*>', player).group(0)
+    assert 'aria-label="frame of the animation"' in slider  # WCAG 4.1.2: a name
 
 
 def test_chain_growth_figure_has_fit_in_legend():

@@ -70,7 +70,7 @@ def training_seconds(table: pd.DataFrame) -> float | None:
 def study_table(data: Path) -> pd.DataFrame:
     """One row per study: what it measures, the seeds it uses (the registry's name),
     the models its table records, their training time in minutes (summed over runs;
-    blank where the table records none) and the command that reruns it."""
+    blank where the table records none). :func:`commands` gives the commands."""
     rows = []
     for study in STUDIES:
         table = pd.read_csv(data / study.table)
@@ -79,7 +79,6 @@ def study_table(data: Path) -> pd.DataFrame:
             "study": study.name, "measures": study.measures, "seeds": study.seeds,
             "models": _models(table),
             "training minutes": None if seconds is None else round(seconds / 60, 1),
-            "command": study.command,
         })  # fmt: skip
     return pd.DataFrame(rows).set_index("study")
 
@@ -90,3 +89,8 @@ def _models(table: pd.DataFrame) -> int:
     if "method" in table:  # Chapter 7: one row per method, seed and width
         return int(table.groupby(["method", "seed"]).ngroups)
     return models_trained(table)
+
+
+def commands() -> dict:
+    """The command that reruns each study, by study name."""
+    return {study.name: study.command for study in STUDIES}
