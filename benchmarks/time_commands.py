@@ -1,0 +1,83 @@
+"""Time the README's two commands on a fresh clone and write the result into the README.
+
+Clones the repository's HEAD into a temporary folder, runs ``make book`` there (which
+creates the virtual environment and executes every chapter) and then ``make test``, and
+replaces the README's block between ``<!-- times`` and ``<!-- end times -->`` with a
+table of the two wall times, the test summary, the date and the machine.
+
+Run: ``python3 benchmarks/time_commands.py [--keep]`` (about half an hour on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCK = re.compile(r"(<!-- times[^\n]*-->\n).*?(<!-- end times -->)", re.S)
+SUMMARY = re.compile(r"^=+ (.*(?:passed|failed).*) =+$", re.M)
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, str]:
+    """Wall seconds and the combined output of ``command`` run in ``cwd``."""
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True,
+                          env=os.environ | {"CI": "true"})  # fmt: skip
+    seconds = time.perf_counter() - start
+    output = done.stdout + done.stderr
+    if done.returncode:
+        raise SystemExit(f"{' '.join(command)} failed:\n{output[-3000:]}")
+    return seconds, output
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    return f"{cpu}, {os.cpu_count()} cores"
+
+
+def block(book: float, test: float, summary: str) -> str:
+    today = datetime.date.today().isoformat()
+    return (
+        "| on a fresh clone | wall time |\n|---|---|\n"
+        "| `make book` (install, execute every chapter, build the HTML) |"
+        f" {book:,.0f} s |\n"
+        f"| `make test` after it (lint, unit, nbval, browser): {summary} |"
+        f" {test:,.0f} s |\n"
+        f"\nMeasured {today} on {machine()} by `benchmarks/time_commands.py`.\n"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true", help="keep the clone")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="omr-clone-"))
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(folder / "repo")], check=True)
+    repo = folder / "repo"
+    book, _ = timed(["make", "book"], repo)
+    print(f"make book: {book:.0f} s", flush=True)
+    test, output = timed(["make", "test"], repo)
+    found = SUMMARY.findall(output)
+    summary = found[-1] if found else "no pytest summary"
+    print(f"make test: {test:.0f} s ({summary})", flush=True)
+    readme = ROOT / "README.md"
+    text = BLOCK.sub(lambda m: m.group(1) + block(book, test, summary) + m.group(2),
+                     readme.read_text())  # fmt: skip
+    readme.write_text(text)
+    if not args.keep:
+        subprocess.run(["rm", "-rf", str(folder)], check=True)
+
+
+if __name__ == "__main__":
+    main()
