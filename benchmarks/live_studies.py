@@ -1,4 +1,4 @@
-"""Issue 16, item 4: how often the book's other live trainings do what their chapters
+"""How often the book's other live trainings do what their chapters
 say: Chapter 2's cell, Chapter 3's injected cell, Chapter 4's local UT, Chapter 7's DEQ
 cell and PonderNet, each trained as its chapter trains it with seeds 0 to 19 on the
 CPU and tested on fresh sums (``recur.live``, whose docstring gives each bar).

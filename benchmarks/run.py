@@ -186,7 +186,7 @@ SEEDS_NEVER_CHOSEN_ON = tuple(by_name("benchmark").seeds)
 def bench_act_ut(jobs: int = 1) -> None:
     """Chapter 6's model (``train_book_act``: BOOK_ACT with its check, 3 runs at most),
     trained on the CPU only on sums of at most 8 bits, for ten seeds (300-309) that no
-    recipe was chosen on: ``act_ut_seeds_ok``, how many met issue 16's bar
+    recipe was chosen on: ``act_ut_seeds_ok``, how many met Chapter 6's bar
     (``act_succeeded``: >= 99% random and >= 97% long-chain sums exact at 8 to 64 bits,
     cap 2 (n + 1), <= 0.5 steps beyond the carry at 8 bits) on 300 fresh random and
     100 fresh long-chain sums per width; the median and slowest training time (restart

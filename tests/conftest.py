@@ -107,7 +107,7 @@ def page(browser, site):
 
 @pytest.fixture(autouse=True)
 def pretend_accelerator(request, monkeypatch):
-    """Every test runs with the pretend accelerator as the default device (issue 17):
+    """Every test runs with the pretend accelerator as the default device:
     whatever picks the device itself (``train``, ``pick_device("auto")``) puts its
     model there, and any measurement that forgets to move its inputs, or reads a
     result without ``.cpu()``, fails as it would on a GPU, in functions nobody listed.

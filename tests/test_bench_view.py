@@ -1,4 +1,4 @@
-"""The Performance page's readable tables (issue 19), expected texts written by hand."""
+"""The Performance page's readable tables, expected texts written by hand."""
 
 from __future__ import annotations
 

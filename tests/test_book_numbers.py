@@ -1,6 +1,6 @@
-"""Functions whose numbers reach the book and had no test of their own (issue 18's
-audit): each is checked against a value worked out by hand or by an independent
-counter, with inputs chosen so that a plausible one-line bug changes the answer."""
+"""Functions whose numbers reach the book, each checked against a value worked out by
+hand or by an independent counter, with inputs chosen so that a plausible one-line
+bug changes the answer."""
 
 from __future__ import annotations
 

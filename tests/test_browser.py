@@ -95,7 +95,7 @@ def _js_traces(page, pairs):
 
 
 def test_chapter1_javascript_twin_equals_the_library(page, site):
-    """Issue 20: the static page's carry rule (carry.js) against recur.carry on 200
+    """The static page's carry rule (carry.js) against recur.carry on 200
     random pairs and 200 with long chains, 1 to 48 bits: every carry of every round,
     the sum, the rounds to settle and the longest chain."""
     import numpy as np
@@ -154,7 +154,7 @@ def test_chapter1_explorer_computes_typed_numbers_and_reports_bad_input(page, si
 
 
 def test_chapter2_learned_explorer_steps_without_kernel(page, site):
-    """The static page runs the trained cell in the browser (issue 20); its slider
+    """The static page runs the trained cell in the browser; its slider
     steps through the 2 (n + 1) rounds."""
     open_page(page, site, "book/02_shared_update.html")
     explorer = page.locator(".cell-explorer").first
@@ -167,7 +167,7 @@ def test_chapter2_learned_explorer_steps_without_kernel(page, site):
 @pytest.mark.parametrize("name", PAGES)
 def test_no_field_takes_typing_that_nothing_reads(page, site, name):
     """The static page has no kernel: a text field in a widget must be read-only
-    (issue 19: Chapters 1 and 2 took `2x` and showed nothing)."""
+    (Chapters 1 and 2 took `2x` and showed nothing)."""
     open_page(page, site, name)
     if page.locator("article .widget-text").count():
         page.wait_for_selector("article .widget-text input", timeout=15000)
@@ -182,7 +182,7 @@ def test_no_field_takes_typing_that_nothing_reads(page, site, name):
 @pytest.mark.parametrize("name", [p for p in PAGES if "/0" in p])
 def test_every_figure_opens_at_full_size(page, site, name):
     """Shrunk into the column (or a phone), a figure links to its full-size image
-    (issue 19), which loads; the players' frames are left alone."""
+   , which loads; the players' frames are left alone."""
     open_page(page, site, name)
     figures = page.eval_on_selector_all(
         "article img:not([id^=_anim_img])",
@@ -194,7 +194,7 @@ def test_every_figure_opens_at_full_size(page, site, name):
 
 
 def test_chapter_5_halting_twin_equals_the_library(page, site):
-    """Issue 20: halting.js's haltingWeights against recur.act.halting_weights on 300
+    """Halting.js's haltingWeights against recur.act.halting_weights on 300
     random h (1 to 8 steps, some summing past 1 - eps, some never) and eps: N equal,
     R and every weight within 1e-12."""
     import numpy as np
@@ -232,7 +232,7 @@ def test_chapter_5_halting_explorer_follows_its_sliders(page, site):
 
 @pytest.mark.parametrize("name", PAGES)
 def test_display_maths_fits_the_page_at_desktop_width(page, site, name):
-    """No equation wider than the text column at 1280 px (issue 9: Chapter 1's
+    """No equation wider than the text column at 1280 px (Chapter 1's
     annotations were cut off). Screenshots at phone width (420 px) go next to the
     desktop ones for a reader to look at."""
     open_page(page, site, name)
@@ -255,7 +255,7 @@ def test_display_maths_fits_the_page_at_desktop_width(page, site, name):
 
 
 def test_the_intro_offers_a_bundle_that_can_run(page, site):
-    """Issue 19: a chapter's .ipynb alone cannot run; the download holds the
+    """A chapter's .ipynb alone cannot run; the download holds the
     notebooks, the library and the data they read."""
     import io
     import zipfile
@@ -271,7 +271,7 @@ def test_the_intro_offers_a_bundle_that_can_run(page, site):
 
 
 def test_search_snippets_show_no_raw_tex(page, site):
-    """Issue 19: search results quoted raw TeX ("\\(R = 1 - ...\\)"); the snippets
+    """Search results quoted raw TeX ("\\(R = 1 - ...\\)"); the snippets
     now read "R = 1 - (0.1 + 0.3) = 0.6" and "ρ = N + R"."""
     page.goto(f"{site}/search.html?q=remainder", wait_until="load")
     page.wait_for_selector("ul.search li p.context", timeout=30000)
@@ -293,7 +293,7 @@ def test_nothing_widens_the_page_on_a_phone(page, site, name):
 
 @pytest.mark.parametrize("name", [p for p in PAGES if "/0" in p])
 def test_figures_stay_legible_on_a_phone(page, site, name):
-    """Issue 19: at 420 px a figure is not shrunk below 520 px (or its own width, if
+    """At 420 px a figure is not shrunk below 520 px (or its own width, if
     smaller), so its letters stay about 10 px; it scrolls sideways in the column."""
     page.set_viewport_size({"width": 420, "height": 900})
     open_page(page, site, name)

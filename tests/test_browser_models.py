@@ -1,4 +1,4 @@
-"""Issue 20: the models the build trained, run in a real browser by _static/models.js
+"""The models the build trained, run in a real browser by _static/models.js
 with the weights that travel with the page, against the library on the same weights;
 and the explorers of Chapters 2, 6 and 7 that use them, typed into as a reader would.
 
@@ -242,7 +242,7 @@ def test_a_model_explorer_says_what_the_library_says(
 
 
 def test_the_explorers_feel_live(page, site):
-    """Issue 20, item 6: 256-bit sums through the cell (2 (n + 1) rounds, as its
+    """256-bit sums through the cell (2 (n + 1) rounds, as its
     explorer runs it) and 64-bit sums through the ACT Transformer, as typed into the
     page, random and with one carry chain across the width (the slowest case for
     ACT: every position waits); the times the explorers measure are printed (goal:

@@ -1,4 +1,4 @@
-"""The trained models' trip to the static page (recur.export, issue 20): the bytes of a
+"""The trained models' trip to the static page (recur.export): the bytes of a
 weight, the round trip spec -> model, and the models the page cannot run refused."""
 
 from __future__ import annotations

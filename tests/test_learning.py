@@ -416,7 +416,7 @@ def test_measurements_build_no_graph_for_gradients():
 
 
 def test_the_static_page_gets_no_progress_bar(monkeypatch, capsys):
-    """A finished bar with its rate says nothing on a static page (issue 19); run in
+    """A finished bar with its rate says nothing on a static page; run in
     Jupyter or a terminal, training shows one."""
     cfg = TrainConfig(max_bits=2, n_steps=2, eval_every=2, eval_size=10, n_rounds=3)
     train(LocalCell(), cfg)

@@ -564,7 +564,7 @@ def test_chapter_7_study_summary_takes_the_worst_seed_and_the_mean_steps():
 
 
 def test_halted_before_the_carry_on_long_chains_by_hand():
-    """The same count on the long-chain sums (issue 16: where a failing run stops too
+    """The same count on the long-chain sums (where a failing run stops too
     soon is on the long chains): scripted steps, waits by a plain loop."""
     from recur.tasks import long_chain_batch
 
@@ -586,7 +586,7 @@ def test_halted_before_the_carry_on_long_chains_by_hand():
 
 
 def test_shortfalls_name_each_width_that_misses_the_bar_by_hand():
-    """Issue 16's bar: 99% random, 97% long chains, at most 0.5 steps beyond the
+    """Chapter 6's bar: 99% random, 97% long chains, at most 0.5 steps beyond the
     carry at 8 bits; the widths that miss it, written out by hand."""
     from recur.seed_study import act_succeeded, shortfalls
 

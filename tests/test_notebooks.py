@@ -92,7 +92,7 @@ def test_every_glue_reference_is_glued():
 
 
 def test_glued_shares_follow_the_tables_rule():
-    """One rounding rule for tables and prose (issue 19, notation page): a glued share
+    """One rounding rule for tables and prose (the notation page): a glued share
     shown as a per cent never reads 100% (or 100.0%) unless it is 1, as in
     :func:`recur.show.percent_text`. Checked against the CPU build's glued values."""
     values = json.loads((BOOK / "data" / "glue_cpu.json").read_text())
@@ -119,7 +119,7 @@ def _glue_prefixes(code: str) -> set[str]:
 
 
 def test_chapter_6_trains_the_book_model():
-    """Issue 16: ``train_book_act(seed=s)``, the procedure the seeds study and the
+    """``train_book_act(seed=s)``, the procedure the seeds study and the
     benchmark measure, is exactly what Chapter 6 trains."""
     code = "".join("".join(c["source"]) for c in code_cells(BOOK / "06_act_ut.ipynb"))
     assert "train_book_act(seed=0)" in code
@@ -132,7 +132,7 @@ PLAYERS = re.compile(
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_player_comes_with_a_predict_prompt(path):
-    """Issue 9: next to every player and explorer, the reader is asked to predict."""
+    """Next to every player and explorer, the reader is asked to predict."""
     cells = json.loads(path.read_text())["cells"]
     for k, cell in enumerate(cells):
         source = "".join(cell["source"])

@@ -1,4 +1,4 @@
-"""Chapter 6's training procedure (issue 16): the check on 8-bit sums, the restart, the
+"""Chapter 6's training procedure: the check on 8-bit sums, the restart, the
 bar a run must meet, and the words the page derives from a run's numbers. Expected
 values are written by hand."""
 

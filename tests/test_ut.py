@@ -285,7 +285,7 @@ def test_without_a_floor_bit_0_and_a_bit_above_its_twin_look_the_same(act):
 @pytest.mark.parametrize("window", [0, 1, 3])
 @pytest.mark.parametrize("position", ["relative", "sinusoid", "none"])
 def test_a_banded_ut_computes_what_the_masked_one_does(window, position):
-    """Issue 16: local windows run banded attention; the same function as the masked
+    """Local windows run banded attention; the same function as the masked
     attention of Chapter 4, relative bias included (the bias made non-zero here)."""
     torch.manual_seed(0)
     model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=window,

@@ -66,7 +66,7 @@ def _parts(view):
 
 def test_the_static_page_shows_read_only_fields_that_say_why(monkeypatch):
     """Built for the static book (no kernel), a field that cannot compute must not
-    look as if it could (issue 19); run in Jupyter, it takes typing."""
+    look as if it could; run in Jupyter, it takes typing."""
     from recur.widgets import _explorer
 
     def build(a, b):
@@ -84,7 +84,7 @@ def test_the_static_page_shows_read_only_fields_that_say_why(monkeypatch):
 
 
 def test_the_static_carry_explorer_is_left_to_the_browser(monkeypatch):
-    """Chapter 1's explorer computes in the static page (issue 20): an element for
+    """Chapter 1's explorer computes in the static page: an element for
     carry.js with the sum and the palette's colours; bad input fails in the notebook."""
     monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
     page = carry_explorer("0111", "0001").data
@@ -124,7 +124,7 @@ def test_readable_tables_show_percent_and_rounded_numbers():
     seconds = [46.177867, float("nan"), 1, 2, -0.0004]
     table = pd.DataFrame({"exact": exact, "seconds": seconds})
     shown = readable(table, percent=("exact",), decimals=1)
-    # rounded as the prose is (87.19 -> 87.2, issue 19), but a miss never reads 100%
+    # rounded as the prose is (87.19 -> 87.2), but a miss never reads 100%
     assert shown["exact"].tolist() == ["99.6%", "100.0%", "99.9%", "87.2%", "7.0%"]
     assert shown["seconds"].tolist() == ["46.2", "–", "1.0", "2.0", "0.0"]  # not -0.0
     assert table["seconds"].iloc[0] == 46.177867  # the numbers stay in the input
@@ -293,7 +293,7 @@ def test_rounds_by_width_marks_each_longest_chain():
 
 
 def test_round_axes_have_integer_ticks():
-    """Issue 9: rounds are integers, so are the ticks of a round axis."""
+    """Rounds are integers, so are the ticks of a round axis."""
     import pandas as pd
 
     from recur.plots_exact import plot_accuracy_by_round
@@ -308,7 +308,7 @@ def test_round_axes_have_integer_ticks():
 
 
 def test_players_load_nothing_from_the_network():
-    """Issue 9: the book works offline; matplotlib's player would fetch Font Awesome."""
+    """The book works offline; matplotlib's player would fetch Font Awesome."""
     player = trace_player(parallel_add("0111", "0001")).data
     assert "https://" not in player and "http://" not in player
     assert 'class="fa ' not in player
@@ -316,7 +316,7 @@ def test_players_load_nothing_from_the_network():
 
 
 def test_exact_match_axes_are_never_zoomed():
-    """Issue 9: a share drawn on 0.97..1.0 inflates a difference of a point; every
+    """A share drawn on 0.97..1.0 inflates a difference of a point; every
     exact-match axis spans 0 to 1, even when every value is near 1."""
     import pandas as pd
 
@@ -373,8 +373,8 @@ def test_with_colors_gives_each_group_its_own_colour():
 
 
 def test_limit_cases_are_worded_not_printed_as_zeros():
-    """Issue 19: "exceed d by at most 0.00", "steps ≈ 1.00 · d + 0.00" and "at least
-    100.0%" read oddly; each limit gets words (expected texts written by hand)."""
+    """Words at a limit: "exceed d by at most 0.00", "steps ≈ 1.00 · d + 0.00" and
+    "at least 100.0%" read oddly; each limit gets words (expected texts by hand)."""
     from recur.show import fit_words, margin_words, share_words
 
     assert share_words(1.0, "every one", "{} of them") == "every one"
@@ -391,7 +391,7 @@ def test_limit_cases_are_worded_not_printed_as_zeros():
 
 
 def test_the_halting_player_keeps_the_running_sum_in_view_and_names_h():
-    """Issue 19: at h_3 = 1.0 the running sum (0.1 + 0.3 + 1.0 + 0.5 = 1.9) left the
+    """At h_3 = 1.0 the running sum (0.1 + 0.3 + 1.0 + 0.5 = 1.9) left the
     plot, and the frame did not say which h_3 it shows."""
     import matplotlib.pyplot as plt
 
@@ -405,7 +405,7 @@ def test_the_halting_player_keeps_the_running_sum_in_view_and_names_h():
 
 
 def test_a_figure_wider_than_the_column_gets_larger_letters():
-    """Issue 19: a 10-inch figure shrunk into a 6.8-inch column showed 7 px labels;
+    """A 10-inch figure shrunk into a 6.8-inch column showed 7 px labels;
     its texts grow by 10 / 6.8 (by hand: a 10 pt title becomes 14.7 pt, 10 pt tick
     labels 14.7 pt), and a figure that fits is left alone."""
     import matplotlib.pyplot as plt
@@ -440,7 +440,7 @@ def test_chapter_seconds_reads_the_chapters_row(tmp_path):
 
 
 def test_series_that_coincide_stay_visible_and_the_legend_covers_no_data():
-    """Issue 19: lines of variants that all score 1.0 lay on top of each other, and
+    """Lines of variants that all score 1.0 lay on top of each other, and
     a legend sat over the data; each series now gets its own marker and a small
     offset, and the legend sits below the panels."""
     import matplotlib.pyplot as plt

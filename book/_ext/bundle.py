@@ -1,5 +1,5 @@
 """A local Sphinx extension: the book's notebooks with everything they need to run,
-as one download next to the pages (issue 19: a chapter's ``.ipynb`` alone cannot run,
+as one download next to the pages (a chapter's ``.ipynb`` alone cannot run,
 it needs the ``recur`` library and ``book/data``).
 
 After a successful HTML build it writes ``one-more-round.zip`` at the site's root: the

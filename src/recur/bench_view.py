@@ -1,6 +1,6 @@
 """The Performance page's tables: ``make bench``'s measurements (``read_bench``) with a
 label a reader understands, grouped by the chapter they belong to, two or three
-significant figures and the unit in the header (issue 19: the page was a raw dump of
+significant figures and the unit in the header (the page was a raw dump of
 identifiers with four decimals)."""
 
 from __future__ import annotations

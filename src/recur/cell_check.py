@@ -1,4 +1,4 @@
-"""Chapter 2's training procedure for the learned cell (issue 16, item 4).
+"""Chapter 2's training procedure for the learned cell.
 
 The cell is trained on sums of at most 8 bits and read out after its 9 rounds. Stopping
 at the first check where every held-out pair is right, 17 of 20 seeds (0-19) then added

@@ -1,4 +1,4 @@
-"""The trained models of the book, carried to the static page (issue 20).
+"""The trained models of the book, carried to the static page.
 
 A reader of the HTML book has no Python behind the page, so the models trained while
 the book was built travel with it as small files: ``_static/models/NAME.js``, each a

@@ -1,6 +1,6 @@
-"""How often each live training of the book does what its chapter says (issue 16,
-item 4): the model trained as its chapter trains it, once per seed, on the CPU, then
-tested on fresh sums that no choice was made on (drawn with seeds 9,000,000 + seed).
+"""How often each live training of the book does what its chapter says: the model
+trained as its chapter trains it, once per seed, on the CPU, then tested on fresh
+sums that no choice was made on (drawn with seeds 9,000,000 + seed).
 
 - Chapter 2's cell (``LocalCell``, 9 rounds, trained by
   :func:`recur.cell_check.train_cell`: its check passed) and Chapter 7's DEQ cell

@@ -1,4 +1,4 @@
-"""Chapter 6's spread over seeds (issue 16): how each training seed of each recipe did
+"""Chapter 6's spread over seeds: how each training seed of each recipe did
 at the widest width of the ``seeds`` study, read from its table
 (:func:`recur.seed_study.seed_runs`); nothing is computed here."""
 

@@ -1,4 +1,4 @@
-"""Issue 16's bar for Chapter 6's model and the studies over seeds that measure it:
+"""Chapter 6's bar for Chapter 6's model and the studies over seeds that measure it:
 the ``seeds`` study (:func:`seed_runs`, Chapter 6's recipe against the one before it on
 20 seeds) and the ``wide`` moonshot, with the counts and sentences a page glues from
 their tables. The models and single measurements are in :mod:`recur.ut_experiments`."""
@@ -23,7 +23,7 @@ from recur.ut_experiments import (
 
 SEED_WIDTHS = (8, 16, 32, 64)
 WIDE_WIDTHS = (8, 128, 256, 512, 1024)  # the moonshot's widths (the ``wide`` study)
-# Issue 16's moonshot bar: random 1,024-bit and long-chain 256-bit sums
+# Chapter 6's wide bar: random 1,024-bit and long-chain 256-bit sums
 MOONSHOT = {"exact": 0.99, "exact, long chains": 0.95}
 SUCCESS = {"exact": 0.99, "exact, long chains": 0.97, "beyond at 8 bits": 0.5}
 
@@ -39,7 +39,7 @@ def the_bar() -> dict:
 
 
 def shortfalls(table: pd.DataFrame) -> list[str]:
-    """Where one trained model misses issue 16's bar, from an
+    """Where one trained model misses Chapter 6's bar, from an
     :func:`act_length_table` with long chains: the widths with less than 99% of
     random or 97% of long-chain sums exact, and 8 bits if it halts more than 0.5
     steps beyond the carry there on average. Empty: it met the bar."""
@@ -54,7 +54,7 @@ def shortfalls(table: pd.DataFrame) -> list[str]:
 
 
 def act_succeeded(table: pd.DataFrame) -> bool:
-    """Issue 16's bar for one trained model: no :func:`shortfalls`."""
+    """Chapter 6's bar for one trained model: no :func:`shortfalls`."""
     return not shortfalls(table)
 
 
@@ -134,7 +134,7 @@ def seed_runs(
     jobs: int = 1,
     **overrides,
 ) -> pd.DataFrame:
-    """Issue 16's ``seeds`` study: train each recipe once per seed (``overrides`` go to
+    """The ``seeds`` study: train each recipe once per seed (``overrides`` go to
     :func:`train_recipe`), then test it on ``n_sums`` random and ``long_chains``
     long-chain sums of each width (seeded ``sums_seed + width``, never used to choose
     anything), cap 2 (n + 1); ``long_chains_up_to`` (an override) limits the

@@ -37,7 +37,7 @@ def readable(
 
 def _fixed(x: float, decimals: int) -> str:
     """``x`` to ``decimals`` places; "–" when missing, and never "-0.0" (a tiny
-    negative rounds to 0, issue 19)."""
+    negative rounds to 0)."""
     if pd.isna(x):
         return "–"
     text = f"{x:.{decimals}f}"
@@ -153,7 +153,7 @@ def how_many(count: int, noun: str) -> str:
 
 
 def share_words(share: float, every: str, some: str) -> str:
-    """Words for a measured share at its limit and below it (issue 19: "is at least
+    """Words for a measured share at its limit and below it ("is at least
     100.0%" read oddly): ``every`` when it is 1, else ``some`` with ``{}`` filled by
     "at least" and :func:`percent_text`."""
     if not 0 <= share <= 1:

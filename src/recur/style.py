@@ -72,7 +72,7 @@ def exact_axis(ax: plt.Axes, label: str = "exact match") -> None:
 
 
 # The text column at 1280 px holds about 6.8 inches of a figure at 100 px per inch: a
-# wider figure is shrunk into it, and its letters with it (issue 19: 7 px tick labels).
+# wider figure is shrunk into it, and its letters with it (7 px tick labels).
 COLUMN_INCHES = 6.8
 MAX_TEXT_SCALE = 1.5
 

@@ -39,13 +39,11 @@ UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
 # longer ones; the studies of the chapter measure why.
 FIRST_ACT = {"window": 1, "act": True, "n_rounds": 12, "n_steps": 1500}
 
-# Chapter 6's recipe of issue 10, chosen by ``benchmarks/act_studies.py`` (``recipe``)
-# on seeds 0-2. On top of the first recipe: the input re-fed every round, a learned
-# relative attention bias instead of the sinusoid, no round signal, a 0 + 0 "floor" bit
-# under bit 0, noise on the halting logits while training, tau = 0.1, a quarter of each
-# batch with long carry chains, a larger step size, and 800 steps with no early stop.
-# It works for about 7 seeds in 10 (``seeds`` study, issue 16); the ``recipe``,
-# ``waiting`` and Chapter 7 studies were run with it.
+# A simpler procedure than Chapter 6's, and the base of its studies of single pieces
+# (``recipe``, ``waiting``): the input re-fed every round, a learned relative attention
+# bias instead of the sinusoid, no round signal, a 0 + 0 "floor" bit under bit 0, noise
+# on the halting logits while training, tau = 0.1, a quarter of each batch with long
+# carry chains, a larger step size, and 800 steps with no early stop and no check.
 TUNED_ACT = FIRST_ACT | {
     "model_options": {
         "inject": True,
@@ -61,25 +59,15 @@ TUNED_ACT = FIRST_ACT | {
     "stop_at_exact": None,
 }
 
-# Chapter 6's model (issue 16): ``train_book_act(seed)`` trains it. On top of
-# TUNED_ACT: while training, each position skips each round with chance 1/4 (it keeps
-# its state), so the round count no longer tells when a carry arrives; a cap of 16
-# rounds while training (the pauses make chains slower); the step size falls to 0 over
-# 1,200 steps (cosine); half of the long-chain training sums have a kill (0+0) at the
-# bottom of the planted run instead of a generate, so that a long wait says nothing
-# about whether a carry comes (without them the models learned to stop waiting and
-# guess "carry"); and a check on sums of at most 8 bits (``act_check``; since issue
-# 16's third round it also holds carries back 56 rounds, so that positions wait as long
-# as in a 64-bit chain, and since its fourth it runs every pattern of 8 propagating
-# pairs as a ring for 64 rounds, which is what a position deep inside a long run of them
-# sees while it waits) every 100 steps from step 600, which keeps the best checkpoint,
-# stops once one passes and starts again from a new seed if none does (since issue 16's
-# eleventh round, a first run that has not passed by step 1,000 stops there:
-# GIVE_UP_STEP). Since its thirteenth round, ACT steps the shared block only on the
-# sums that still have a running position while training too (``train_rows_only``: the
-# same computation in exact arithmetic, 31% cheaper per step, other rounding), and a
-# third run follows when the first two pass no check (``train_book_act``'s
-# ``max_attempts``); both chosen on seeds 900-919 (``act_third_run_*.csv``).
+# Chapter 6's model; ``train_book_act(seed)`` trains it with its check and restarts.
+# On top of TUNED_ACT: while training, each position pauses in each round with chance
+# 1/4 (it keeps its state), so the round count does not tell when a carry arrives; a cap
+# of 16 rounds while training (the pauses make chains slower); the step size falls to 0
+# over 1,200 steps (cosine); half of the long-chain training sums have a kill (0 + 0) at
+# the bottom of the planted run instead of a generate, so that a long wait does not
+# promise a carry (``act_seeds.csv``: TUNED_ACT's models guess "carry"); and ACT steps
+# the shared block only on the sums that still have a running position
+# (``train_rows_only``: the same computation in exact arithmetic, cheaper per step).
 BOOK_ACT = TUNED_ACT | {
     "model_options": TUNED_ACT["model_options"]
     | {"pause": 0.25, "train_rows_only": True},

@@ -26,7 +26,7 @@ FILL = {"1": COLORS["one"], "0": COLORS["zero"], " ": COLORS["zero"]}
 CHAIN_EDGE = f"border-bottom:4px solid {COLORS['chain']}"
 FILL_KEYS = ("one", "zero", "moved", "wrong", "chain")  # the colours carry.js draws
 # The static page has no kernel, so a text field could not compute; it is shown
-# read-only with this line (issue 19).
+# read-only with this line.
 READ_ONLY_NOTE = (
     "<i>In this static page the numbers are fixed: the rounds below are tabs to "
     "click. To type your own, run the notebook (Jupyter locally or on Binder; the "
@@ -125,7 +125,7 @@ def carry_explorer(a: str = "0111", b: str = "0001"):
 
     With a kernel: widgets, each round a tab. In the static page
     (:func:`recur.page.static_page`) the same explorer runs in the reader's browser,
-    in ``_static/carry.js`` (issue 20): :func:`static_carry_explorer`."""
+    in ``_static/carry.js``: :func:`static_carry_explorer`."""
     if static_page():
         return static_carry_explorer(a, b)
 

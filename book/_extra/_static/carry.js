@@ -1,6 +1,6 @@
 // One More Round, Chapter 1 in the static page: the parallel-carry rule in JavaScript,
 // so that a reader of the HTML book can type two numbers with no Python behind the page
-// (issue 20). Each function names the Python function of recur/carry.py (or
+//. Each function names the Python function of recur/carry.py (or
 // recur/widgets.py) it mirrors; the browser tests check them against the library.
 "use strict";
 

@@ -1,5 +1,5 @@
 // One More Round in the static page: the explorers of Chapters 2 and 6, computed in the
-// reader's browser by models.js with the weights the build trained (issue 20). Each
+// reader's browser by models.js with the weights the build trained. Each
 // mirrors a view of recur/widgets.py; bad input gets a message in the widget, and the
 // widget keeps working.
 "use strict";

@@ -1,5 +1,5 @@
 // One More Round: every figure of a chapter links to its full-size image, so that a
-// reader on a narrow screen (or anyone) can open it and read its labels (issue 19).
+// reader on a narrow screen (or anyone) can open it and read its labels.
 // On a phone a figure keeps at least MIN_WIDTH px (its letters about 10 px, not the 8
 // they shrink to in a 390 px column) and scrolls sideways inside the column instead.
 // Animation frames (the players) are left alone: they change as they play.

@@ -1,5 +1,5 @@
 // One More Round, Chapter 5 in the static page: ACT's halting arithmetic in JavaScript,
-// so that the halting explorer works with no Python behind the page (issue 20). Each
+// so that the halting explorer works with no Python behind the page. Each
 // function names the Python function it mirrors; the browser tests check them against
 // recur.act.halting_weights.
 "use strict";

@@ -1,5 +1,5 @@
 // One More Round in the static page: the models trained while the book was built, run
-// in the reader's browser (issue 20). The weights come from _static/models/NAME.js
+// in the reader's browser. The weights come from _static/models/NAME.js
 // (recur.export.write_model_script); each function below names the PyTorch code it
 // mirrors, and the browser tests check them against it on the same weights. States are
 // Float64Arrays of (positions x width), row-major; bits are least significant first,

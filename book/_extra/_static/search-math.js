@@ -1,6 +1,6 @@
 // One More Round: search results show a snippet of each page's text, which Sphinx reads
 // from the page's HTML, where maths is still raw TeX ("\(d \ge 1\)"). This turns the
-// maths in a snippet into plain text ("d ≥ 1") before it is shown (issue 19).
+// maths in a snippet into plain text ("d ≥ 1") before it is shown.
 "use strict";
 
 const TEX_WORDS = {
