@@ -36,9 +36,9 @@ Run: ``make studies`` (all of them), or
 
 from __future__ import annotations
 
+import argparse
 import copy
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -228,24 +228,27 @@ def run_study(name: str, **overrides) -> pd.DataFrame:
     return function(**({"device": "cpu"} | settings | overrides))
 
 
-if __name__ == "__main__":
-    jobs = {}
-    if "--jobs" in sys.argv:  # processes for the seeds study (one torch thread each)
-        at = sys.argv.index("--jobs")
-        jobs = {"jobs": int(sys.argv[at + 1])}
-        del sys.argv[at : at + 2]
-    device = {}
-    if "--device" in sys.argv:  # e.g. cuda: only the studies in ON_A_GPU
-        at = sys.argv.index("--device")
-        device = {"device": sys.argv[at + 1]}
-        del sys.argv[at : at + 2]
-    for name in sys.argv[1:] or list(STUDIES):
-        settings = ON_A_GPU[name] | device if device else {}
-        settings |= jobs if "jobs" in STUDIES[name][1] else {}
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Chapter 6's slow studies.")
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"studies to run (default: all): {', '.join(STUDIES)}")
+    parser.add_argument("--jobs", type=int, help="processes, one torch thread each")
+    parser.add_argument("--device", help="e.g. cuda: only the studies in ON_A_GPU")
+    args = parser.parse_args()
+    if unknown := set(args.names) - set(STUDIES):
+        parser.error(f"no such study: {', '.join(sorted(unknown))}")
+    for name in args.names or list(STUDIES):
+        settings = ON_A_GPU[name] | {"device": args.device} if args.device else {}
+        if args.jobs and "jobs" in STUDIES[name][1]:
+            settings["jobs"] = args.jobs
         table = run_study(name, **settings)
         for row in table.to_dict("records"):
             print(json.dumps({"study": name} | row), flush=True)
-        suffix = f"_{device['device']}" if device else ""
+        suffix = f"_{args.device}" if args.device else ""
         out = DATA / f"act_{name}{suffix}.csv"
         table.to_csv(out, index=False)
         print(f"wrote book/data/{out.name}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

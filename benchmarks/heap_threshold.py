@@ -16,6 +16,7 @@ Run: ``.venv/bin/python benchmarks/heap_threshold.py [--repeats N] [--thresholds
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
 import subprocess
@@ -63,20 +64,19 @@ def one_case(case: str, threshold: int) -> dict:
     return {"case": case, "threshold": threshold, "value": value, "unit": unit}
 
 
-def _option(name: str, default: str) -> str:
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
-
-
 if __name__ == "__main__":
-    if "--one" in sys.argv:  # a child: one case, one threshold
-        case, threshold = _option("--one", "train"), int(_option("--threshold", "0"))
-        print(json.dumps(one_case(case, threshold)), flush=True)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--one", choices=["train", "memory"], help="a child: one case")
+    parser.add_argument("--threshold", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--thresholds", default=",".join(map(str, THRESHOLDS)))
+    args = parser.parse_args()
+    if args.one:  # a child: one case, one threshold
+        print(json.dumps(one_case(args.one, args.threshold)), flush=True)
         sys.exit(0)
-    repeats = int(_option("--repeats", "2"))
-    default = ",".join(map(str, THRESHOLDS))
-    thresholds = [int(t) for t in _option("--thresholds", default).split(",")]
+    thresholds = [int(t) for t in args.thresholds.split(",")]
     for case in ("train", "memory"):
-        for _ in range(repeats if case == "train" else 1):
+        for _ in range(args.repeats if case == "train" else 1):
             for threshold in thresholds:
                 command = [sys.executable, __file__, "--one", case]
                 command += ["--threshold", str(threshold)]

@@ -21,8 +21,8 @@ Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--models I,J]``.
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -32,14 +32,14 @@ from recur.live import LIVE, live_seed_runs
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
 
-def _option(name: str, default: str) -> str:
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
-
-
-if __name__ == "__main__":
-    jobs = int(_option("--jobs", "1"))
-    names = [LIVE[int(i)] for i in _option("--models", "0,1,2,3,4").split(",")]
-    table = live_seed_runs(names=tuple(names), jobs=jobs)
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Live trainings over twenty seeds.")
+    parser.add_argument("--jobs", type=int, default=1, help="processes, 1 thread each")
+    parser.add_argument("--models", default="0,1,2,3,4",
+                        help="indices into recur.live.LIVE to rerun (default: all)")
+    args = parser.parse_args()
+    names = [LIVE[int(i)] for i in args.models.split(",")]
+    table = live_seed_runs(names=tuple(names), jobs=args.jobs)
     for row in table.to_dict("records"):
         print(json.dumps(row), flush=True)
     if set(names) != set(LIVE):  # keep the other models' rows, in LIVE's order
@@ -49,3 +49,7 @@ if __name__ == "__main__":
         table = table.iloc[order.argsort(kind="stable")].reset_index(drop=True)
     table.to_csv(DATA / "live_seeds.csv", index=False)
     print("wrote book/data/live_seeds.csv", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -6,7 +6,7 @@ ROUNDS solver iterations (``implicit``). Used by ``run.py``'s ``bench_deq``."""
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 import torch
 import torch.nn.functional as F
@@ -39,4 +39,8 @@ def main(method: str, n_rounds: int) -> float:
 
 
 if __name__ == "__main__":
-    print(main(sys.argv[1], int(sys.argv[2])))
+    parser = argparse.ArgumentParser(description="One training step's peak memory.")
+    parser.add_argument("method", choices=["implicit", "unrolled"])
+    parser.add_argument("n_rounds", type=int)
+    args = parser.parse_args()
+    print(main(args.method, args.n_rounds))

@@ -8,6 +8,7 @@ reads nothing from here by hand.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import json
 import os
@@ -72,8 +73,15 @@ def machine() -> dict:
     }
 
 
-def write_results(path: Path) -> None:
-    lines = [json.dumps(machine())] + [json.dumps(row) for row in RESULTS]
+def write_results(path: Path, keep: tuple[str, ...] = ()) -> None:
+    """The machine and RESULTS to ``path``; entries of the old file whose names start
+    with one of ``keep`` and that RESULTS has not measured stay, so that a run never
+    leaves the book without a number it reads."""
+    new = {row["name"] for row in RESULTS}
+    old = [json.loads(line) for line in path.read_text().splitlines()[1:]] if (
+        keep and path.exists()) else []  # fmt: skip
+    kept = [r for r in old if r["name"].startswith(keep) and r["name"] not in new]
+    lines = [json.dumps(machine())] + [json.dumps(row) for row in kept + RESULTS]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -450,18 +458,27 @@ def update(names: list[str], path: Path = BOOK / "data" / "bench.jsonl") -> None
     write_results(path)
 
 
-if __name__ == "__main__":
-    if "--gpu" in sys.argv:
-        gpu_bench()
-        sys.exit(0)
-    if "--only" in sys.argv:
-        update(sys.argv[sys.argv.index("--only") + 1 :])
-        sys.exit(0)
+def main() -> None:
+    parser = argparse.ArgumentParser(description="make bench: the performance table.")
+    parser.add_argument("chapters", nargs="*", help="only these chapters' times")
+    parser.add_argument("--gpu", action="store_true", help="only the GPU entries")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help=f"rerun these entries in place: {', '.join(CPU_BENCHES)}")
+    args = parser.parse_args()
+    if args.gpu:
+        return gpu_bench()
+    if args.only:
+        return update(args.only)
+    path = BOOK / "data" / "bench.jsonl"
     for name in CPU_BENCHES:
         run_bench(name)
-    write_results(BOOK / "data" / "bench.jsonl")  # Chapter 7 reads the DEQ's peaks
-    run_bench("chapters", sys.argv[1:])
-    write_results(BOOK / "data" / "bench.jsonl")
+    write_results(path, keep=("chapter_seconds_",))  # the chapters read their old times
+    run_bench("chapters", args.chapters)
+    write_results(path)
     if torch.cuda.is_available():
         RESULTS.clear()
         gpu_bench()
+
+
+if __name__ == "__main__":
+    main()

@@ -95,3 +95,25 @@ def test_rerunning_some_entries_keeps_every_other_functions_entries(tmp_path):
         ("unmarked", 4.0, None),
         ("fake_new", 2.0, "fake"),
     ]
+
+
+def test_a_bench_run_keeps_the_chapter_times_the_chapters_read(tmp_path):
+    """``make bench`` writes its file before it times the chapters, which read their
+    old ``chapter_seconds_*`` from it: those must survive the first write (a run once
+    left the book unbuildable), and the new ones replace them at the end."""
+    bench = _load("run")
+    path = tmp_path / "bench.jsonl"
+    old = [{"machine": "x"}, {"name": "chapter_seconds_01_a", "value": 9.0},
+           {"name": "carry_old", "value": 1.0}]  # fmt: skip
+    path.write_text("\n".join(json.dumps(row) for row in old) + "\n")
+    bench.RESULTS.clear()
+    bench.emit("carry_new", 2.0, "s")
+    bench.write_results(path, keep=("chapter_seconds_",))
+    names = [json.loads(line)["name"] for line in path.read_text().splitlines()[1:]]
+    assert names == ["chapter_seconds_01_a", "carry_new"]  # carry_old is gone
+    bench.emit("chapter_seconds_01_a", 3.0, "s")
+    bench.write_results(path, keep=("chapter_seconds_",))
+    rows = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    assert [(r["name"], r["value"]) for r in rows] == [
+        ("carry_new", 2.0), ("chapter_seconds_01_a", 3.0)]
+    bench.RESULTS.clear()
