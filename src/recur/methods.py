@@ -46,7 +46,7 @@ STUDIES = (
           f"{ACT} seeds", "twenty seeds"),
     Study("seeds_every", "act_seeds_every.csv", "the same, other rounding",
           f"{ACT} seeds_every", "twenty seeds"),
-    Study("wide", "act_wide.csv", "the same models on 128 to 1,024 bits",
+    Study("wide", "act_wide.csv", "twenty seeds again, tested up to 1,024 bits",
           f"{ACT} wide", "twenty seeds"),
     Study("live", "live_seeds.csv", "the live trainings of Chapters 2, 3, 4 and 7",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2", "twenty seeds"),
