@@ -259,7 +259,10 @@ def test_machine_diagrams_draw_one_node_per_position_and_round():
     def circles(fig):
         return [p for p in fig.axes[0].patches if isinstance(p, Circle)]
 
-    assert len(circles(draw_local_cell(4, 3))) == 4 * (3 + 1)
+    cell = draw_local_cell(4, 3)
+    assert len(circles(cell)) == 4 * (3 + 1)
+    dashed = [line for line in cell.axes[0].lines if line.get_linestyle() == "--"]
+    assert len(dashed) == 4  # the problem re-fed, one line up each bit's column
     act = draw_act_ut((1, 3, 2))
     nodes = circles(act)
     assert len(nodes) == 3 * (3 + 1)

@@ -13,6 +13,7 @@ from matplotlib.patches import Circle
 from recur.style import EDGE, arrow, box, finish
 
 STATE, PROBLEM, SHARED, HALTED = "#dbe8f5", "#fde3c8", "#e3f1e3", "#eeeeee"
+INJECT = "#c26a1b"  # the problem's bits fed in again: a darker PROBLEM
 HALTING_TEXT = "#555555"  # not purple: the palette keeps purple for the longest chain
 TEXT = 9  # points: legible at the page's width
 _box = functools.partial(box, pad=0.03, fontsize=TEXT)  # the diagrams' boxes
@@ -41,6 +42,7 @@ def draw_local_cell(n_positions: int = 4, n_rounds: int = 3) -> plt.Figure:
     for i in range(n_positions):
         _box(ax, x[i], -0.9, f"$a_{i}, b_{i}$", PROBLEM, w=0.9, h=0.45)
         ax.text(x[i], -1.45, f"bit {i}", ha="center", fontsize=TEXT)
+        _injection(ax, x[i], n_rounds)
         for r in range(n_rounds + 1):
             _node(ax, x[i], 1.1 * r, f"$s_{r}$")
             if r:
@@ -55,6 +57,15 @@ def draw_local_cell(n_positions: int = 4, n_rounds: int = 3) -> plt.Figure:
     ax.set_xlim(x[n_positions - 1] - 2.4, x[0] + 1.2)
     ax.set_ylim(-1.7, 1.1 * n_rounds + 0.9)
     return _bare(ax, fig)
+
+
+def _injection(ax, x: float, n_rounds: int) -> None:
+    """The problem's bits re-fed before every round: a dashed line up the left of the
+    column from the bits' box, with a short arrow into each state from round 1 on."""
+    side = x - 0.42  # the left edge of the bits' box
+    ax.plot([side, side], [-0.67, 1.1 * n_rounds - 0.3], ls="--", lw=1, color=INJECT)
+    for r in range(1, n_rounds + 1):
+        arrow(ax, (side, 1.1 * r - 0.3), (x - 0.25, 1.1 * r - 0.17), color=INJECT)
 
 
 def _cell_arrows(ax, x: dict, i: int, r: int) -> None:
