@@ -195,3 +195,19 @@ def test_solve_words_say_a_capped_solve_did_not_converge():
     assert solve_words(130, False) == (
         "stops at its cap of 130 iterations without converging"
     )
+
+
+def test_iterations_words_follow_the_fitted_slope():
+    import pandas as pd
+
+    from recur.deq import iterations_words
+
+    lengths = pd.Index([1, 2, 4, 8], name="longest chain")
+    walking = iterations_words(pd.Series([3.0, 5.0, 9.0, 17.0], index=lengths))
+    assert walking["slope"] == pytest.approx(2.0)  # 2 per position, by hand
+    assert walking["words"] == "grow with the chain, by about 2.0 per position of it"
+    flat = iterations_words(pd.Series([51.0, 36.0, 36.0, 40.0], index=lengths))
+    assert flat["words"].startswith("hardly depend on the chain")
+    assert "36 to 51" in flat["words"]
+    with pytest.raises(ValueError):
+        iterations_words(pd.Series([3.0], index=lengths[:1]))

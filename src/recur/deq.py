@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
@@ -302,3 +303,21 @@ def solve_words(n_iter: int, converged: bool) -> str:
     if converged:
         return f"converges after {n_iter} iterations"
     return f"stops at its cap of {n_iter} iterations without converging"
+
+
+def iterations_words(chain: pd.Series) -> dict:
+    """How plain iteration's solver iterations depend on the longest chain, for the
+    page, from a series indexed by the chain length: the fitted ``slope`` (iterations
+    per position of the chain) and ``words`` that follow from it."""
+    if len(chain) < 2:
+        raise ValueError("need iterations for at least two chain lengths")
+    slope = float(np.polyfit(chain.index.to_numpy(float), chain.to_numpy(float), 1)[0])
+    if slope >= 0.5:
+        words = f"grow with the chain, by about {slope:.1f} per position of it"
+    else:
+        low, high = int(chain.min()), int(chain.max())
+        words = (
+            f"hardly depend on the chain in this run (a fitted {slope:.1f} per "
+            f"position): {low} to {high} at every length tried"
+        )
+    return {"slope": slope, "words": words}
