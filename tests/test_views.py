@@ -608,3 +608,21 @@ def test_seed_spread_draws_each_seed_and_marks_the_misses():
     assert colors == ["black", PALETTE[1], PALETTE[1]]  # the two misses in red
     without = plot_seed_spread(table.drop(columns="exact, long waits without a carry"))
     assert not any("waits" in line.get_label() for line in without.axes[0].lines)
+
+
+def test_no_letter_of_a_figure_is_under_12_px_on_screen():
+    """The seed-spread figure once drew 6.5 pt seed numbers in a 10-inch figure: 9 px
+    at 1280 px. Every text is raised to 12 px on screen; larger ones keep their size."""
+    import matplotlib.pyplot as plt
+
+    from recur.style import finish, px_per_point, smallest_text_px
+
+    fig, ax = plt.subplots(figsize=(12, 3))
+    ax.plot([0, 1], [0, 1], label="line")
+    ax.set_xticks([0, 1], ["0", "1"], fontsize=6.5)
+    ax.legend(fontsize=8)
+    ax.set_title("big", fontsize=30)
+    assert smallest_text_px(fig) < 12
+    finish(fig)
+    assert smallest_text_px(fig) == pytest.approx(12)  # 12 / (100 / 72 * 6.8 / 12) pt
+    assert ax.title.get_fontsize() * px_per_point(fig) > 12 * 2  # not shrunk

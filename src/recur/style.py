@@ -72,9 +72,11 @@ def exact_axis(ax: plt.Axes, label: str = "exact match") -> None:
 
 
 # The text column at 1280 px holds about 6.8 inches of a figure at 100 px per inch: a
-# wider figure is shrunk into it, and its letters with it (7 px tick labels).
+# wider figure is shrunk into it, and its letters with it.
 COLUMN_INCHES = 6.8
+PX_PER_INCH = 100  # the page shows a figure at 100 CSS px per inch (retina PNGs at 2x)
 MAX_TEXT_SCALE = 1.5
+MIN_TEXT_PX = 12  # the smallest letters a figure may show at 1280 px
 
 
 def text_scale(fig: plt.Figure) -> float:
@@ -83,27 +85,50 @@ def text_scale(fig: plt.Figure) -> float:
     return max(1.0, min(fig.get_figwidth() / COLUMN_INCHES, MAX_TEXT_SCALE))
 
 
+def px_per_point(fig: plt.Figure) -> float:
+    """On-screen CSS pixels per point of text of ``fig`` in the column at 1280 px."""
+    shrink = min(1.0, COLUMN_INCHES / fig.get_figwidth())
+    return PX_PER_INCH / 72 * shrink
+
+
+def _texts(fig: plt.Figure) -> tuple[list, list]:
+    """The tick labels (by axis) and every other text of ``fig``."""
+    ticks = [(ax, name, axis) for ax in fig.axes
+             for name, axis in (("x", ax.xaxis), ("y", ax.yaxis))]  # fmt: skip
+    labels = [t for _, _, axis in ticks for t in axis.get_ticklabels(which="both")]
+    tick_ids = {id(t) for t in labels}
+    return ticks, [t for t in fig.findobj(Text) if id(t) not in tick_ids]
+
+
+def smallest_text_px(fig: plt.Figure) -> float:
+    """The on-screen size of the smallest non-empty text of ``fig``, in CSS px."""
+    ticks, texts = _texts(fig)
+    sizes = [t.get_fontsize() for _, _, axis in ticks
+             for t in axis.get_ticklabels(which="both") if t.get_text()]  # fmt: skip
+    sizes += [t.get_fontsize() for t in texts if t.get_text()]
+    return min(sizes, default=float("inf")) * px_per_point(fig)
+
+
+def _tick_size(axis, name: str) -> float:
+    labels = axis.get_ticklabels(which="both")
+    if labels:
+        return labels[0].get_fontsize()  # as set
+    size = FontProperties(size=plt.rcParams[f"{name}tick.labelsize"])
+    return size.get_size_in_points()
+
+
 def legible(fig: plt.Figure) -> plt.Figure:
     """Enlarge every text of a figure wider than the column by its width over the
     column's (at most :data:`MAX_TEXT_SCALE`), so that shrunk into the column its
-    letters read as large as those of a figure that fits."""
-    scale = text_scale(fig)
-    if scale == 1:
-        return fig
-    ticks = set()
-    for ax in fig.axes:
-        for axis, name in ((ax.xaxis, "xtick"), (ax.yaxis, "ytick")):
-            labels = axis.get_ticklabels(which="both")
-            ticks |= {id(t) for t in labels}
-            if labels:
-                size = labels[0].get_fontsize()  # as set, enlarged below
-            else:
-                size = FontProperties(size=plt.rcParams[f"{name}.labelsize"])
-                size = size.get_size_in_points()
-            ax.tick_params(axis=name[0], labelsize=size * scale)
-    for text in fig.findobj(Text):
-        if id(text) not in ticks:
-            text.set_fontsize(text.get_fontsize() * scale)
+    letters read as large as those of a figure that fits; then raise any text still
+    under :data:`MIN_TEXT_PX` on screen to that size."""
+    scale, floor = text_scale(fig), MIN_TEXT_PX / px_per_point(fig)  # floor: points
+    ticks, texts = _texts(fig)
+    for ax, name, axis in ticks:
+        size = max(_tick_size(axis, name) * scale, floor)
+        ax.tick_params(axis=name, which="both", labelsize=size)
+    for text in texts:
+        text.set_fontsize(max(text.get_fontsize() * scale, floor))
     return fig
 
 
