@@ -78,7 +78,7 @@ def study_table(data: Path) -> pd.DataFrame:
         rows.append({
             "study": study.name, "measures": study.measures, "seeds": study.seeds,
             "models": _models(table),
-            "training minutes": None if seconds is None else round(seconds / 60, 1),
+            "training minutes": "" if seconds is None else round(seconds / 60, 1),
         })  # fmt: skip
     return pd.DataFrame(rows).set_index("study")
 
