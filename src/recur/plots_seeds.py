@@ -56,7 +56,7 @@ def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
                     width=0.4, color=color, label=label)  # fmt: skip
         low.set_ylim(0, early_max * 1.1)
         low.set_xlabel("training seed")
-        low.set_xticks(runs.index, [str(s) for s in runs.index], fontsize=6.5)
+        low.set_xticks(runs.index, [str(s) for s in runs.index], rotation=90)
         for label, good in zip(low.get_xticklabels(), runs["success"], strict=True):
             label.set_color("black" if good else PALETTE[1])
     axes[0][0].set_ylabel(f"exact match, {n_bits}-bit sums")
