@@ -34,7 +34,7 @@ $(AXE):                            # the browser tests' accessibility check (WCA
 test: book lint $(AXE)             ## unit + property + notebook (nbval) + browser tests
 	@# two test workers share the cores: one torch thread each, or they fight for them
 	OMP_NUM_THREADS=1 $(PY) -m pytest tests book -n $(JOBS) --dist loadfile \
-	    --nbval-lax --nbval-sanitize-with tests/sanitize.cfg
+	    --nbval-lax --nbval-sanitize-with tests/sanitize.cfg --durations=25
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks book
