@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: book test lint unit nbval browser bench studies gpu-check glue-reference clean
+.PHONY: book test check-full lint unit nbval browser bench studies gpu-check glue-reference clean
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ test: book lint $(AXE)             ## unit + property + notebook (nbval) + brows
 	@# two test workers share the cores: one torch thread each, or they fight for them
 	OMP_NUM_THREADS=1 $(PY) -m pytest tests book -n $(JOBS) --dist loadfile \
 	    --nbval-lax --nbval-sanitize-with tests/sanitize.cfg --durations=25
+
+check-full: book $(AXE)            ## the browser twins against the library on 200 sums a width
+	RECUR_BROWSER_FULL=1 OMP_NUM_THREADS=1 $(PY) -m pytest tests/test_browser_models.py -s
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks book
