@@ -94,15 +94,6 @@ def test_act_mode_returns_one_readout_and_a_ponder_cost():
     assert torch.all((steps >= 1) & (steps <= 6))
 
 
-def test_learned_timestep_table():
-    model = UniversalTransformer(
-        d_model=16, n_heads=2, d_ff=32, learned_timestep=True, max_rounds=4
-    )
-    assert model(random_batch(2, 3).bits, 4).logits.shape == (4, 2, 4)
-    with pytest.raises(ValueError, match="timestep"):
-        model(random_batch(2, 3).bits, 5)
-
-
 def test_parameter_count_of_one_base_layer():
     counts = count_parameters(512, 2048, 12)
     assert counts["one layer"] == 3_152_384

@@ -12,15 +12,18 @@ matplotlib.use("Agg")
 
 from recur.carry import chain_growth, parallel_add  # noqa: E402
 from recur.palette import COLORS, MEANING  # noqa: E402
-from recur.plots_carry import plot_chain_growth, plot_round, trace_player  # noqa: E402
+from recur.plots_carry import draw_round, plot_chain_growth, trace_player  # noqa: E402
 from recur.widgets import MAX_BITS, carry_explorer, round_html  # noqa: E402
 
 
-def test_plot_round_draws_every_cell():
-    fig = plot_round(parallel_add("0111", "0001"), 2)
-    (ax,) = fig.axes
+def test_a_round_draws_every_cell():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    draw_round(parallel_add("0111", "0001"), 2, ax)
     assert len(ax.patches) == 4 * 5  # four rows, carry out + four bits
     assert "after 2 rounds" in ax.get_title(loc="left")
+    plt.close(fig)
 
 
 def test_player_has_one_frame_per_round_and_alt_text():

@@ -110,13 +110,6 @@ def _grid_size(trace: CarryTrace) -> tuple[float, float]:
     return max(4.5, 0.42 * (trace.n_bits + 1) + 1.4), 3.3
 
 
-def plot_round(trace: CarryTrace, r: int) -> plt.Figure:
-    """One round of a trace as a figure."""
-    fig, ax = plt.subplots(figsize=_grid_size(trace))
-    draw_round(trace, r, ax)
-    return finish(fig)
-
-
 def animate_trace(trace: CarryTrace, interval_ms: int = 900) -> FuncAnimation:
     """Every round of a trace as an animation; ``.to_jshtml()`` gives a player that
     that needs no kernel."""

@@ -10,10 +10,11 @@ with the transition a position-wise ReLU feed-forward layer, and the coordinate 
     P^r_{i,2j}   = sin(i / 10000^{2j/d_model}) + sin(r / 10000^{2j/d_model})
     P^r_{i,2j+1} = cos(i / 10000^{2j/d_model}) + cos(r / 10000^{2j/d_model})  (Eqs. 6-7)
 
-added before every round (tensor2tensor learns the timestep part by default; both are
-here). The paper writes t for the round and d for the model width; this book writes r
-and d_model. The paper counts positions i and rounds from 1; this code counts both from
-0, so its signal at (i, r) is the paper's P^{r+1} at position i + 1. For Chapter 6's
+added before every round (tensor2tensor can learn the timestep part instead; this
+library uses the paper's sinusoid). The paper writes t for the round and d for the model
+width; this book writes r and d_model. The paper counts positions i and rounds from 1;
+this code counts both from 0, so its signal at (i, r) is the paper's P^{r+1} at position
+i + 1. For Chapter 6's
 length study the position part can also be left out (``position="none"``), shifted by a
 random offset at each training step (``position_offsets``; randomised positions as in
 Ruoss et al., arXiv 2305.16843), or replaced by a learned bias of each head's attention
@@ -264,7 +265,6 @@ class UniversalTransformer(nn.Module):
         d_ff: int = 64,
         window: int | None = None,
         max_rounds: int = 24,
-        learned_timestep: bool = False,
         act: bool = False,
         act_eps: float = 0.01,
         ponder_weight: float = 0.01,
@@ -297,7 +297,6 @@ class UniversalTransformer(nn.Module):
         self.d_model = d_model
         self.embed = nn.Linear(2, d_model)
         self.block = UTBlock(d_model, n_heads, d_ff)
-        self.timestep = nn.Embedding(max_rounds, d_model) if learned_timestep else None
         self.halting = HaltingUnit(d_model, noise=halt_noise) if act else None
         self.relative = None  # (H, offsets): a learned score bias per relative offset
         if position == "relative":
@@ -306,7 +305,7 @@ class UniversalTransformer(nn.Module):
 
     def signal(self, n: int, r: int, device) -> torch.Tensor | None:
         """P^r for positions 0..n-1 (Eqs. 6-7; shifted by ``self.offset`` while
-        training with offsets), timestep part sinusoidal or learned, built on
+        training with offsets), timestep part sinusoidal, built on
         ``device``; ``None`` when there is no signal to add."""
         if self.position == "sinusoid":
             table = _position_table(n + self.offset, self.d_model, device)
@@ -317,9 +316,7 @@ class UniversalTransformer(nn.Module):
             position = torch.zeros(n, self.d_model, device=device)  # (n, d)
         if not self.round_signal:  # the shared layer cannot tell the rounds apart
             return position
-        if self.timestep is None:
-            return position + _position_table(r + 1, self.d_model, device)[r]  # (n, d)
-        return position + self.timestep.weight[r]  # (n, d)
+        return position + _position_table(r + 1, self.d_model, device)[r]  # (n, d)
 
     def step(
         self,
@@ -389,8 +386,6 @@ class UniversalTransformer(nn.Module):
         round function ``step(state, r)`` and the slice of the positions asked for."""
         check_bits_tensor(bits)
         check_rounds(n_rounds)
-        if n_rounds > self.max_rounds and self.timestep is not None:
-            raise ValueError(f"the learned timestep table has {self.max_rounds} rounds")
         floor = self.floor and not self.ring  # a ring has no bit below bit 0
         if floor:  # bit 0 then sees two keys, like every other position
             bits = nn.functional.pad(bits, (0, 0, 1, 0))  # (B, 1 + n, 2)
