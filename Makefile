@@ -29,7 +29,9 @@ book: $(STAMP)                     ## build _build/html, executing every chapter
 
 AXE := $(VENV)/npm/node_modules/axe-core/axe.min.js
 $(AXE):                            # the browser tests' accessibility check (WCAG 2 A, AA)
-	npm install --prefix $(VENV)/npm axe-core@4.14.1 --no-audit --no-fund --silent
+	@if command -v npm >/dev/null; then \
+	    npm install --prefix $(VENV)/npm axe-core@4.14.1 --no-audit --no-fund --silent; \
+	else echo "npm not found: the accessibility check will be skipped (fails in CI)"; fi
 
 test: book lint $(AXE)             ## unit + property + notebook (nbval) + browser tests
 	@# two test workers share the cores: one torch thread each, or they fight for them
