@@ -5,6 +5,7 @@ typed input (Chapter 1's carry explorer)."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import time
@@ -23,16 +24,20 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def lab():
-    """JupyterLab on 127.0.0.1, no token, the repository as its root; its URL."""
+def lab(tmp_path):
+    """JupyterLab on 127.0.0.1, no token, on a copy of book/ (JupyterLab saves the
+    notebooks it runs, outputs and all: never the repository's own); its URL."""
     if not JUPYTER.exists():
         if os.environ.get("CI"):
             pytest.fail(f"{JUPYTER} is missing: requirements.txt installs jupyterlab")
         pytest.skip("jupyterlab is not installed in .venv")
+    shutil.copytree(ROOT / "book", tmp_path / "book", ignore=shutil.ignore_patterns(
+        "_extra", "_ext", ".ipynb_checkpoints"))  # fmt: skip
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "RECUR_STATIC_PAGE"}
     command = [str(JUPYTER), "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-               "--IdentityProvider.token=", "--allow-root", f"--notebook-dir={ROOT}"]
+               "--IdentityProvider.token=", "--allow-root",
+               f"--notebook-dir={tmp_path}"]  # fmt: skip
     server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)  # fmt: skip
     try:
@@ -49,6 +54,8 @@ def lab():
 
 
 def test_a_chapter_runs_in_jupyterlab_and_its_widget_answers(browser, lab):
+    chapter = ROOT / "book" / "01_parallel_carry.ipynb"
+    before = chapter.read_bytes()  # the repository's copy must stay as committed
     tab = browser.new_page()
     tab.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
         lab) else route.abort())  # fmt: skip
@@ -68,3 +75,4 @@ def test_a_chapter_runs_in_jupyterlab_and_its_widget_answers(browser, lab):
         assert answer.inner_text().startswith("sum 10000 = 16")
     finally:
         tab.close()
+    assert chapter.read_bytes() == before
