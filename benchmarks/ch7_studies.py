@@ -37,8 +37,7 @@ from recur.ut_experiments import (
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 SEEDS = tuple(by_name("ACT against PonderNet").seeds)
 WIDTHS = [8, 16, 32, 64]
-# act_length_table's column added after this study last ran; Chapter 7 does
-# not read it, so the study keeps the columns of its table.
+# a column of act_length_table that Chapter 7 does not read: left out of its table
 LATER = ["halted before the carry, long chains"]
 
 

@@ -5,11 +5,10 @@ fresh process with one torch thread, the thresholds interleaved (A B C A B C ...
   710, two held-out checks);
 - ``memory``: peak resident MiB after three ACT forward passes over 100 random sums of
   256 bits for 800 rounds (the halting unit's bias set to -30, so that no position
-  halts), the kind of run that fragmented glibc's heap in the wide studies.
+  halts), the kind of run that fragments glibc's heap when it is left alone.
 
-A threshold of 0 leaves glibc alone. Prints one JSON line per run. A training case
-took 14-33 s here and a memory case about 2 minutes, except at 64 KiB, where one did not
-finish in 5 minutes.
+A threshold of 0 leaves glibc alone. Prints one JSON line per run. On 2 cores a
+training case takes 14-33 s and a memory case about 2 minutes, more at 64 KiB.
 
 Run: ``.venv/bin/python benchmarks/heap_threshold.py [--repeats N] [--thresholds A,B]``.
 """

@@ -15,6 +15,7 @@ import datetime
 import os
 import platform
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -76,7 +77,7 @@ def main() -> None:
                      readme.read_text())  # fmt: skip
     readme.write_text(text)
     if not args.keep:
-        subprocess.run(["rm", "-rf", str(folder)], check=True)
+        shutil.rmtree(folder)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@ Playwright. The browser tests need `make book` to have run (``make test`` does i
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +19,19 @@ from fake_accelerator import PretendDevice
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
+
+
+def load_script(name: str):
+    """A script of benchmarks/ as a module (its folder importable while it loads)."""
+    path = ROOT / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module
 SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM_FLAGS = [
     "--headless",

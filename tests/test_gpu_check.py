@@ -4,30 +4,18 @@ a chapter raises, a test fails or a glued verdict (``*_ok``) changes."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from conftest import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load(name: str):
-    path = ROOT / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(path.parent))
-    return module
-
-
-CHECK = _load("gpu_check")
+CHECK = load_script("gpu_check")
 
 
 def _chapter(name, glued, error=None) -> dict:
@@ -64,7 +52,7 @@ def test_a_chapter_runs_in_a_kernel_with_the_stand_in_glue(tmp_path, monkeypatch
 
 
 def test_the_device_benchmark_runs_on_every_device_found(tmp_path):
-    bench = _load("run")
+    bench = load_script("run")
     table = bench.bench_devices(batch_sizes=(8,), n_steps=1, out=tmp_path / "d.csv")
     assert set(table["model"]) == {"shared", "act_ut"}
     assert set(table["device"]) == set(bench.devices())
@@ -77,7 +65,7 @@ def test_rerunning_some_entries_keeps_every_other_functions_entries(tmp_path):
     its new ones come in; entries of other functions stay even when their names start
     with ``NAME_`` (the old prefix rule dropped them), and so do entries without
     ``by`` (written before entries were marked) unless NAME writes their name now."""
-    bench = _load("run")
+    bench = load_script("run")
     bench.bench_fake = lambda: bench.emit("fake_new", 2.0, "s")
     path = tmp_path / "bench.jsonl"
     old = [
@@ -101,7 +89,7 @@ def test_a_bench_run_keeps_the_chapter_times_the_chapters_read(tmp_path):
     """``make bench`` writes its file before it times the chapters, which read their
     old ``chapter_seconds_*`` from it: those must survive the first write (a run once
     left the book unbuildable), and the new ones replace them at the end."""
-    bench = _load("run")
+    bench = load_script("run")
     path = tmp_path / "bench.jsonl"
     old = [{"machine": "x"}, {"name": "chapter_seconds_01_a", "value": 9.0},
            {"name": "carry_old", "value": 1.0}]  # fmt: skip

@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
+from conftest import load_script
 from recur import seeds
 from recur.seeds import CHOOSE, REPORT, Seeds, clashes
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_no_report_draws_from_a_choice():
@@ -36,14 +23,14 @@ def test_a_report_on_choosing_sums_or_seeds_is_caught():
 
 
 def test_the_studies_take_their_seeds_from_the_registry():
-    act = _script("act_studies")
+    act = load_script("act_studies")
     twenty = list(seeds.by_name("twenty seeds").seeds)
     assert act.BOOK_SEEDS["seeds"] == twenty
     assert act.STUDIES["wide"][1]["seeds"] == twenty
     assert list(act.GIVE_UP["seeds"]) == list(seeds.by_name("give-up step").seeds)
     assert act.THIRD_RUN["seeds"] == list(seeds.by_name("third run").seeds)
     assert act.THIRD_RUN["sums_seed"] == seeds.CANDIDATE_SUMS
-    ch7 = _script("ch7_studies")
+    ch7 = load_script("ch7_studies")
     assert list(ch7.SEEDS) == list(seeds.by_name("ACT against PonderNet").seeds)
 
 

@@ -119,17 +119,13 @@ def test_reading_minutes_by_hand(tmp_path):
 
 
 def test_the_readme_times_block_is_replaced_in_place():
-    import importlib.util
-    from pathlib import Path
+    from conftest import ROOT, load_script
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "time_commands.py"
-    spec = importlib.util.spec_from_file_location("time_commands", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("time_commands")
     readme = "a\n<!-- times: x -->\nold\n<!-- end times -->\nb"
     new = module.BLOCK.sub(lambda m: m.group(1) + "NEW\n" + m.group(2), readme)
     assert new == "a\n<!-- times: x -->\nNEW\n<!-- end times -->\nb"
     out = "== 3 passed, 1 skipped in 9.0s ==\n"
     assert module.SUMMARY.findall(out) == ["3 passed, 1 skipped in 9.0s"]
     assert "| 12 s |" in module.block(11.6, 20.0, "3 passed")
-    assert module.BLOCK.search((path.parents[1] / "README.md").read_text())
+    assert module.BLOCK.search((ROOT / "README.md").read_text())

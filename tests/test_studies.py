@@ -4,25 +4,17 @@ the same variants. Each writer runs here for two training steps."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from conftest import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load(name: str):
-    """A study script in benchmarks/ as a module."""
-    path = ROOT / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-STUDIES = _load("act_studies")
+STUDIES = load_script("act_studies")
 READ_BY_THE_BOOK = ["tau", "warmup", "positions", "length", "waiting", "recipe"]
 READ_BY_THE_BOOK += ["seeds"]
 COMMITTED = [
@@ -67,7 +59,7 @@ def test_every_data_file_has_a_writer():
 
 def test_chapter_7_tables_have_the_columns_their_writer_writes():
     tiny = {"n_steps": 2, "eval_every": 1, "eval_size": 50}
-    study = _load("ch7_studies")
+    study = load_script("ch7_studies")
     fresh = study.run(seeds=[0], widths=[8], n_sums=4, long_chains=4, **tiny)
     for name, table in fresh.items():
         committed = pd.read_csv(ROOT / "book" / "data" / f"{name}.csv")

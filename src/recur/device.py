@@ -106,7 +106,7 @@ def limit_heap_growth(threshold: int = 4 * 1024 * 1024) -> bool:
     ``benchmarks/heap_threshold.py`` (one thread, 100 sums of 256 bits through 800 ACT
     rounds; 200 training steps of Chapter 6's model, interleaved): peak 1,994 MiB left
     alone, 810 MiB at 4 MiB; training 14-19 s left alone, 17-19 s at 4 MiB, but 31-33 s
-    at 64 KiB, the threshold used before, because each (B, n, d) tensor of a training
+    at 64 KiB, because each (B, n, d) tensor of a training
     step (80 KiB at batch 64) then cost a system call. Returns False without glibc."""
     try:
         libc = ctypes.CDLL("libc.so.6")

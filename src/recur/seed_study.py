@@ -1,13 +1,12 @@
-"""Chapter 6's bar for Chapter 6's model and the studies over seeds that measure it:
-the ``seeds`` study (:func:`seed_runs`, Chapter 6's recipe against the one before it on
-20 seeds) and the ``wide`` moonshot, with the counts and sentences a page glues from
+"""The bar for Chapter 6's model and the studies over seeds that measure it:
+the ``seeds`` study (:func:`seed_runs`, Chapter 6's procedure against the simpler one
+on 20 seeds) and the ``wide`` study, with the counts and sentences a page glues from
 their tables. The models and single measurements are in :mod:`recur.ut_experiments`."""
 
 from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 import pandas as pd
 
 from recur.device import run_jobs
@@ -365,24 +364,28 @@ def moonshot_counts(table: pd.DataFrame) -> dict:
     reached (:func:`widest_reached`); how many seeds reached 1,024 bits on random sums
     and 256 on long chains (``met``, the moonshot), of how many, and the median and
     smallest widest width."""
-    met, widest = 0, []
+    met = 0
     for _, runs in table.groupby("seed"):
         at = runs.set_index("bits")
         met += bool(
             at.loc[1024, "exact"] >= MOONSHOT["exact"]
             and at.loc[256, "exact, long chains"] >= MOONSHOT["exact, long chains"]
         )
-        widest.append(widest_reached(runs))
-    return {"met": met, "n": len(widest), "median_widest": float(np.median(widest)),
-            "least_widest": min(widest), "most_widest": max(widest)}  # fmt: skip
+    widest = _widest_by_seed(table)
+    return {"met": met, "n": len(widest), "median_widest": float(widest.median()),
+            "least_widest": widest.min(), "most_widest": widest.max()}  # fmt: skip
+
+
+def _widest_by_seed(table: pd.DataFrame) -> pd.Series:
+    """:func:`widest_reached` for each seed of a ``wide`` study table."""
+    return table.groupby("seed").apply(widest_reached, include_groups=False)
 
 
 def widest_words(table: pd.DataFrame) -> str:
     """How the widest width reached (:func:`widest_reached`) spreads over the seeds
     of the ``wide`` study, widest first, as words: "1,024 bits for 10 seeds, 128 for
     6 and 8 for 4"."""
-    widest = pd.Series([widest_reached(runs) for _, runs in table.groupby("seed")])
-    counts = widest.value_counts().sort_index(ascending=False)
+    counts = _widest_by_seed(table).value_counts().sort_index(ascending=False)
     parts = [f"{width:,}" + (" bits" if k == 0 else "") + f" for {count} seed"
              + ("" if count == 1 else "s")
              for k, (width, count) in enumerate(counts.items())]  # fmt: skip
