@@ -1,7 +1,7 @@
 """The studies of Chapter 6 that train too many models for a page. Each trains the
 local ACT Universal Transformer for several settings and seeds, prints one JSON line per
-run and writes the table the book reads (``book/data/act_NAME.csv``). The seeds and
-test sums of each come from :mod:`recur.seeds`; the methods appendix of the book lists
+run and writes the table the book reads (``book/data/act_NAME.csv``). The seeds and test
+sums of each come from :mod:`recur.core.seeds`; the methods appendix of the book lists
 them, with what each study measures.
 
 The plain sum of Chapters 4 and 5 (``FIRST_ACT``):
@@ -43,16 +43,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from recur.seed_study import WIDE_WIDTHS, first_run_checks, seed_runs
-from recur.seeds import CANDIDATE_SUMS, by_name
-from recur.ut_experiments import (
-    BOOK_ACT,
-    TUNED_ACT,
-    act_runs,
-    tau_sweep,
-    twice_width_plus_one,
-    waiting_runs,
-)
+from recur.chapters.ch6_act_ut import BOOK_ACT, TUNED_ACT
+from recur.core.seeds import CANDIDATE_SUMS, by_name
+from recur.core.tasks import twice_width_plus_one
+from recur.studies.seed_study import WIDE_WIDTHS, first_run_checks, seed_runs
+from recur.studies.sweeps import act_runs, tau_sweep, waiting_runs
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
@@ -230,8 +225,12 @@ def run_study(name: str, **overrides) -> pd.DataFrame:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Chapter 6's slow studies.")
-    parser.add_argument("names", nargs="*", metavar="NAME",
-                        help=f"studies to run (default: all): {', '.join(STUDIES)}")
+    parser.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help=f"studies to run (default: all): {', '.join(STUDIES)}",
+    )
     parser.add_argument("--jobs", type=int, help="processes, one torch thread each")
     parser.add_argument("--device", help="e.g. cuda: only the studies in ON_A_GPU")
     args = parser.parse_args()

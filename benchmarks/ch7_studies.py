@@ -1,13 +1,12 @@
 """Chapter 7's study, too slow for the page: ACT against PonderNet on the same UT and
 the same task. For each seed, Chapter 6's model as Chapter 6 trains it
 (``train_book_act``: ``BOOK_ACT``, its check and restart) and the same UT trained the
-same way with PonderNet's halting rule (``recur.pondernet.train_ponder``) are trained
-on the CPU on sums of at most 8 bits, then measured like Chapter 6's recipe study
-(500 random and 200 long-chain sums per width, the registry's REPORT_SUMS + width,
-cap 2 (n + 1)),
-plus the steps per position against the carry distance on 300 long-chain 32-bit sums,
-and how much the state still changes in each round when the shared block is run
-without halting.
+same way with PonderNet's halting rule (``recur.chapters.ch7_pondernet.train_ponder``)
+are trained on the CPU on sums of at most 8 bits, then measured like Chapter 6's recipe
+study (500 random and 200 long-chain sums per width, the registry's REPORT_SUMS + width,
+cap 2 (n + 1)), plus the steps per position against the carry distance on 300 long-chain
+32-bit sums, and how much the state still changes in each round when the shared block is
+run without halting.
 
 Writes ``book/data/ch7_length.csv``, ``ch7_distance.csv`` and ``ch7_settle.csv``
 and prints one JSON line per run. About 10 minutes on 2 cores.
@@ -22,17 +21,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from recur.deq import state_changes
-from recur.device import limit_heap_growth
-from recur.pondernet import train_ponder
-from recur.seeds import REPORT_SUMS, by_name
-from recur.tasks import long_chain_batch
-from recur.ut_experiments import (
-    act_length_table,
-    ponder_vs_distance,
-    train_book_act,
-    twice_width_plus_one,
-)
+from recur.chapters.ch6_act_ut import train_book_act
+from recur.chapters.ch6_measures import act_length_table, ponder_vs_distance
+from recur.chapters.ch7_fixed_points import state_changes
+from recur.chapters.ch7_pondernet import train_ponder
+from recur.core.device import limit_heap_growth
+from recur.core.seeds import REPORT_SUMS, by_name
+from recur.core.tasks import long_chain_batch, twice_width_plus_one
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 SEEDS = tuple(by_name("ACT against PonderNet").seeds)

@@ -1,5 +1,5 @@
-"""What ``recur.device.limit_heap_growth``'s threshold costs and saves, each case in a
-fresh process with one torch thread, the thresholds interleaved (A B C A B C ...):
+"""What ``recur.core.device.limit_heap_growth``'s threshold costs and saves, each case
+in a fresh process with one torch thread, the thresholds interleaved (A B C A B C ...):
 
 - ``train``: seconds for 200 training steps of Chapter 6's model (``BOOK_ACT``, seed
   710, two held-out checks);
@@ -28,7 +28,8 @@ THRESHOLDS = (0, 64 * 1024, 4 * 1024 * 1024)
 
 
 def _train() -> float:
-    from recur.ut_experiments import BOOK_ACT, train_ut
+    from recur.chapters.ch4_universal_transformer import train_ut
+    from recur.chapters.ch6_act_ut import BOOK_ACT
 
     settings = {"n_steps": 200, "eval_every": 100, "stop_at_exact": None}
     start = time.perf_counter()
@@ -37,10 +38,11 @@ def _train() -> float:
 
 
 def _memory() -> float:
-    from recur.tasks import random_batch
-    from recur.train import run_model
-    from recur.ut import UniversalTransformer
-    from recur.ut_experiments import BOOK_ACT, UT_SIZE
+    from recur.chapters.ch4_universal_transformer import UT_SIZE
+    from recur.chapters.ch6_act_ut import BOOK_ACT
+    from recur.core.tasks import random_batch
+    from recur.models.running import run_model
+    from recur.models.ut import UniversalTransformer
 
     torch.manual_seed(0)
     options = BOOK_ACT["model_options"]
@@ -53,7 +55,7 @@ def _memory() -> float:
 
 def one_case(case: str, threshold: int) -> dict:
     """Run ``case`` in this process with ``threshold`` (0: glibc left alone)."""
-    from recur.device import limit_heap_growth
+    from recur.core.device import limit_heap_growth
 
     torch.set_num_threads(1)
     if threshold:

@@ -1,15 +1,17 @@
 """How often the book's other live trainings do what their chapters
 say: Chapter 2's cell, Chapter 3's injected cell, Chapter 4's local UT, Chapter 7's DEQ
-cell and PonderNet, each trained as its chapter trains it with seeds 0 to 19 on the
-CPU and tested on fresh sums (``recur.live``, whose docstring gives each bar).
+cell and PonderNet, each trained as its chapter trains it with seeds 0 to 19 on the CPU
+and tested on fresh sums (``recur.studies.live``, whose docstring gives each bar).
 Writes ``book/data/live_seeds.csv`` and prints one JSON line per run. About 15 minutes
-on 2 cores with ``--jobs 2``. ``--models 0,3`` reruns only those of ``recur.live.LIVE``
-(here Chapter 2's cell and the DEQ cell) and keeps the other rows of the table.
+on 2 cores with ``--jobs 2``. ``--models 0,3`` reruns only those of
+``recur.studies.live.LIVE`` (here Chapter 2's cell and the DEQ cell) and keeps the other
+rows of the table.
 
 The committed ``live_seeds_first_100.csv`` is the whole table as it was before Chapter
-2's cell had its check (``recur.cell_check``), before Chapter 7's DEQ cell had its own
-(``recur.deq.train_deq``) and before Chapter 4's local UT started again from a new seed
-when one run fell short (``recur.ut_experiments.train_local_ut``): the three trainings
+2's cell had its check (``recur.training.cell_check``), before Chapter 7's DEQ cell had
+its own (``recur.chapters.ch7_fixed_points.train_deq``) and before Chapter 4's local UT
+started again from a new seed when one run fell short
+(``recur.chapters.ch4_universal_transformer.train_local_ut``): the three trainings
 stopped at the first check where every held-out pair was right, in one run. Chapters 2,
 4 and 7 compare the two. ``live_seeds_restart_800.csv`` holds Chapter 4's local UT
 trained by ``train_local_ut`` with ``n_steps=800`` (``live_seed_runs(names=(LIVE[2],),
@@ -27,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from recur.live import LIVE, live_seed_runs
+from recur.studies.live import LIVE, live_seed_runs
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
@@ -35,8 +37,11 @@ DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 def main() -> None:
     parser = argparse.ArgumentParser(description="Live trainings over twenty seeds.")
     parser.add_argument("--jobs", type=int, default=1, help="processes, 1 thread each")
-    parser.add_argument("--models", default="0,1,2,3,4",
-                        help="indices into recur.live.LIVE to rerun (default: all)")
+    parser.add_argument(
+        "--models",
+        default="0,1,2,3,4",
+        help="indices into recur.studies.live.LIVE to rerun (default: all)",
+    )
     args = parser.parse_args()
     names = [LIVE[int(i)] for i in args.models.split(",")]
     table = live_seed_runs(names=tuple(names), jobs=args.jobs)

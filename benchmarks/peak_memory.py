@@ -11,8 +11,8 @@ import argparse
 import torch
 import torch.nn.functional as F
 
-from recur.deq import EquilibriumCell
-from recur.tasks import random_batch
+from recur.core.tasks import random_batch
+from recur.models.deq import EquilibriumCell
 
 
 def peak_mib() -> float:

@@ -25,19 +25,23 @@ import pandas as pd
 import torch
 from nbclient import NotebookClient
 
-from recur import ut
-from recur.carry import longest_chains, parallel_add
-from recur.cell_check import train_cell
-from recur.costs import attention_costs
-from recur.deq import EquilibriumCell, training_memory
-from recur.device import cpu_threads, seed_everything
-from recur.experiments import length_generalization, train_variant
-from recur.seed_study import seed_runs
-from recur.seeds import BENCH_SUMS, by_name
-from recur.tasks import random_batch
-from recur.train import TrainConfig, evaluate, seconds_per_step, train
-from recur.ut import UTBlock, sinusoid
-from recur.ut_experiments import BOOK_ACT, train_ut
+from recur.chapters.ch2_shared_update import length_generalization, train_variant
+from recur.chapters.ch4_universal_transformer import train_ut
+from recur.chapters.ch6_act_ut import BOOK_ACT
+from recur.chapters.ch7_costs import attention_costs
+from recur.chapters.ch7_fixed_points import training_memory
+from recur.core.carry import longest_chains, parallel_add
+from recur.core.device import cpu_threads, seed_everything
+from recur.core.seeds import BENCH_SUMS, by_name
+from recur.core.tasks import random_batch
+from recur.models import attention
+from recur.models.attention import UTBlock, sinusoid
+from recur.models.deq import EquilibriumCell
+from recur.studies.seed_study import seed_runs
+from recur.training.cell_check import train_cell
+from recur.training.config import TrainConfig
+from recur.training.evaluate import evaluate
+from recur.training.loop import seconds_per_step, train
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 RESULTS: list[dict] = []
@@ -224,9 +228,11 @@ def _first_steps(paths: str, n_steps: int = 100) -> tuple[float, bytes]:
     one thread) with banded attention's window of one computed by ``two_slots`` or,
     with ``paths="unfolded"``, by the general ``unfolded_slots``; and the trained
     weights' bytes."""
-    fast = ut.two_slots
+    fast = attention.two_slots
     if paths == "unfolded":
-        ut.two_slots = ut.unfolded_slots  # banded_attention looks it up at each call
+        attention.two_slots = (
+            attention.unfolded_slots
+        )  # banded_attention looks it up at each call
     try:
         with cpu_threads(1, torch.device("cpu")):
             settings = {"n_steps": n_steps, "stop_at_exact": None, "eval_every": 1000}
@@ -234,7 +240,7 @@ def _first_steps(paths: str, n_steps: int = 100) -> tuple[float, bytes]:
             model, _ = train_ut(**(BOOK_ACT | settings), device="cpu", progress=False)
             seconds = time.perf_counter() - start
     finally:
-        ut.two_slots = fast
+        attention.two_slots = fast
     return seconds, b"".join(v.numpy().tobytes() for v in model.state_dict().values())
 
 
@@ -286,9 +292,9 @@ BATCH_SIZES = (64, 256, 1024, 4096)
 
 def _step_models():
     """Chapter 2's cell and Chapter 6's model with their training settings."""
-    from recur.shared import LocalCell
-    from recur.ut import UniversalTransformer
-    from recur.ut_experiments import UT_SIZE
+    from recur.chapters.ch4_universal_transformer import UT_SIZE
+    from recur.models.cell import LocalCell
+    from recur.models.ut import UniversalTransformer
 
     opts = BOOK_ACT["model_options"]
     yield "shared", LocalCell, {"max_bits": 8, "lr": 1e-2}
@@ -462,8 +468,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="make bench: the performance table.")
     parser.add_argument("chapters", nargs="*", help="only these chapters' times")
     parser.add_argument("--gpu", action="store_true", help="only the GPU entries")
-    parser.add_argument("--only", nargs="+", metavar="NAME",
-                        help=f"rerun these entries in place: {', '.join(CPU_BENCHES)}")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="NAME",
+        help=f"rerun these entries in place: {', '.join(CPU_BENCHES)}",
+    )
     args = parser.parse_args()
     if args.gpu:
         return gpu_bench()

@@ -32,6 +32,8 @@ def load_script(name: str):
     finally:
         sys.path.remove(str(path.parent))
     return module
+
+
 SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM_FLAGS = [
     "--headless",

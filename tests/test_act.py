@@ -7,7 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recur.act import HaltingUnit, act_loop, halting_weights, ponder_cost
+from recur.models.act import HaltingUnit, act_loop, halting_weights, ponder_cost
 
 
 def reference(h_row: list[float], eps: float) -> tuple[list[float], int, float]:

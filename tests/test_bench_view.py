@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from recur.bench_view import bench_sections, label_of, value_text
+from recur.views.bench_view import bench_sections, label_of, value_text
 
 LABELLED = {  # name: (section, label), written by hand
     "carry_trace_4096bit_random": (

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recur.carry import longest_carry_chain, parallel_add
+from recur.core.carry import longest_carry_chain, parallel_add
 
 
 def _ripple_chain(a: int, b: int, n: int) -> int:

@@ -12,12 +12,14 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from recur.experiments import ChainExperiment, first_right_table, gradient_by_round
-from recur.pondernet import study_values
-from recur.shared import LocalCell, Unroll
-from recur.tasks import batch_from_strings, random_batch
-from recur.ut import UTBlock, flops_per_token
-from recur.ut_experiments import batch_wait_rounds, rounds_table
+from recur.chapters.ch2_shared_update import ChainExperiment, first_right_table
+from recur.chapters.ch3_input_injection import gradient_by_round
+from recur.chapters.ch4_universal_transformer import rounds_table
+from recur.chapters.ch6_measures import batch_wait_rounds
+from recur.chapters.ch7_pondernet import study_values
+from recur.core.tasks import batch_from_strings, random_batch
+from recur.models.attention import UTBlock, flops_per_token
+from recur.models.cell import LocalCell, Unroll
 
 
 def test_flops_per_token_matches_a_counter_on_the_real_block():
@@ -152,7 +154,7 @@ class SumBit(nn.Module):
 
 
 def _rule_deq():
-    from recur.deq import EquilibriumCell
+    from recur.models.deq import EquilibriumCell
 
     deq = EquilibriumCell(tol=1e-6)
     deq.cell.embed, deq.cell.readout = nn.Identity(), SumBit()
@@ -173,7 +175,7 @@ class Negated(nn.Module):
 
 
 def test_iterations_by_chain_counts_the_rule_by_hand():
-    from recur.deq import iterations_by_chain
+    from recur.chapters.ch7_fixed_points import iterations_by_chain
 
     deq = _rule_deq()
     table = iterations_by_chain(deq, 8, [1, 3, 8], n_sums=20, methods=("iteration",))
@@ -182,7 +184,7 @@ def test_iterations_by_chain_counts_the_rule_by_hand():
 
 
 def test_by_width_keeps_the_two_models_apart():
-    from recur.deq import by_width
+    from recur.chapters.ch7_fixed_points import by_width
 
     deq = _rule_deq()
     sizes = {8: 4100, 16: 30}  # 4,100 sums: two chunks of evaluate, the last small
@@ -210,7 +212,7 @@ class RightOnlyAt(nn.Module):
 
 
 def test_exact_at_8_bits_reads_the_rounds_each_model_trained_with():
-    from recur.live import LIVE, exact_at_8_bits
+    from recur.studies.live import LIVE, exact_at_8_bits
 
     # trained with 9 rounds (Chapter 2's cell), 18 (the DEQ cap), 16 (PonderNet cap)
     for name, rounds in ((LIVE[0], 9), (LIVE[3], 18), (LIVE[4], 16)):
@@ -219,7 +221,7 @@ def test_exact_at_8_bits_reads_the_rounds_each_model_trained_with():
 
 
 def test_step_size_by_hand():
-    from recur.train import TrainConfig, step_size
+    from recur.training.config import TrainConfig, step_size
 
     cosine = TrainConfig(lr=0.004, n_steps=100, lr_decay="cosine")
     assert step_size(1, cosine) == pytest.approx(0.004)  # the first step: all of lr
@@ -231,7 +233,7 @@ def test_step_size_by_hand():
 
 
 def test_window_loss_by_hand():
-    from recur.train import window_loss
+    from recur.training.evaluate import window_loss
 
     zero, big = 0.0, 50.0  # a logit of 0 costs log 2; a right logit of 50 costs ~0
     logits = torch.tensor(

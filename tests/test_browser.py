@@ -95,12 +95,12 @@ def _js_traces(page, pairs):
 
 
 def test_chapter1_javascript_twin_equals_the_library(page, site):
-    """The static page's carry rule (carry.js) against recur.carry on 200
+    """The static page's carry rule (carry.js) against recur.core.carry on 200
     random pairs and 200 with long chains, 1 to 48 bits: every carry of every round,
     the sum, the rounds to settle and the longest chain."""
     import numpy as np
 
-    from recur.carry import longest_chain_span, parallel_add
+    from recur.core.carry import longest_chain_span, parallel_add
 
     rng = np.random.default_rng(20)
     pairs = []
@@ -127,8 +127,8 @@ def test_chapter1_javascript_twin_equals_the_library(page, site):
 def test_chapter1_explorer_computes_typed_numbers_and_reports_bad_input(page, site):
     """Typing in the static page: the sum and the rounds as the library gives them;
     bad input gets the library's own message, and the last good sum stays."""
-    from recur.carry import parallel_add
-    from recur.widgets import MAX_BITS
+    from recur.core.carry import parallel_add
+    from recur.views.widgets import MAX_BITS
 
     open_page(page, site, "book/01_parallel_carry.html")
     explorer = page.locator(".carry-explorer").first
@@ -182,7 +182,7 @@ def test_no_field_takes_typing_that_nothing_reads(page, site, name):
 @pytest.mark.parametrize("name", [p for p in PAGES if "/0" in p])
 def test_every_figure_opens_at_full_size(page, site, name):
     """Shrunk into the column (or a phone), a figure links to its full-size image
-   , which loads; the players' frames are left alone."""
+    , which loads; the players' frames are left alone."""
     open_page(page, site, name)
     figures = page.eval_on_selector_all(
         "article img:not([id^=_anim_img])",
@@ -194,13 +194,13 @@ def test_every_figure_opens_at_full_size(page, site, name):
 
 
 def test_chapter_5_halting_twin_equals_the_library(page, site):
-    """Halting.js's haltingWeights against recur.act.halting_weights on 300
+    """Halting.js's haltingWeights against recur.models.act.halting_weights on 300
     random h (1 to 8 steps, some summing past 1 - eps, some never) and eps: N equal,
     R and every weight within 1e-12."""
     import numpy as np
     import torch
 
-    from recur.act import halting_weights
+    from recur.models.act import halting_weights
 
     rng = np.random.default_rng(5)
     cases = []
@@ -265,8 +265,9 @@ def test_the_intro_offers_a_bundle_that_can_run(page, site):
     response = page.request.get(f"{site}/book/{href}")
     assert response.ok, href
     names = zipfile.ZipFile(io.BytesIO(response.body())).namelist()
-    for needed in ("book/06_act_ut.ipynb", "src/recur/ut.py", "book/data/act_seeds.csv",
-                   "requirements.txt", "pyproject.toml", "HOW-TO-RUN.txt"):  # fmt: skip
+    for needed in ("book/06_act_ut.ipynb", "src/recur/models/ut.py",
+                   "book/data/act_seeds.csv", "requirements.txt", "pyproject.toml",
+                   "HOW-TO-RUN.txt"):  # fmt: skip
         assert f"one-more-round/{needed}" in names, needed
 
 

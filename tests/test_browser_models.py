@@ -17,9 +17,10 @@ import pytest
 import torch
 
 from conftest import HTML
-from recur.export import model_from_spec
-from recur.tasks import AdditionBatch, long_chain_batch, random_batch
-from recur.train import run_model
+from recur.core.tasks import AdditionBatch, long_chain_batch, random_batch
+from recur.models.running import run_model
+from recur.views import explorers
+from recur.views.export import model_from_spec
 
 # Random and long-chain sums per width. Wide sums cost the most (a cell: 1,025 rounds
 # of 1,025 positions). With these sets 8 planted bugs of the twins went red, as with 200
@@ -200,7 +201,7 @@ def _typed(explorer, a: str, b: str) -> str:
 
 
 def _bad_input_is_told_and_the_explorer_keeps_working(explorer, limit: int) -> None:
-    from recur.carry import pad_pair
+    from recur.core.carry import pad_pair
 
     with pytest.raises(ValueError) as err:
         pad_pair("1111", "2x")
@@ -231,7 +232,6 @@ def test_a_model_explorer_says_what_the_library_says(
     """Typed sums: the page's message is the one the library's own explorer writes
     for the same model and sum (first sentence); bad input is told in the widget,
     which keeps working; no console error."""
-    from recur import widgets
 
     model = model_from_spec(_spec(name))
     page.goto(f"{site}/book/{chapter}.html", wait_until="load")
@@ -239,10 +239,10 @@ def test_a_model_explorer_says_what_the_library_says(
     explorer.locator(".explore-message").wait_for()
     for a, b in [("0110111111111101", "0001000000000011"), ("1011", "0111")]:
         shown = _typed(explorer, a, b)
-        want = _library_note(getattr(widgets, view)(model, a, b))
+        want = _library_note(getattr(explorers, view)(model, a, b))
         assert shown.startswith(want), (shown, want)
     _bad_input_is_told_and_the_explorer_keeps_working(
-        explorer, widgets.PAGE_MAX_BITS[limit]
+        explorer, explorers.PAGE_MAX_BITS[limit]
     )
     assert "Computed in your browser" in _typed(explorer, "1011", "0111")
     assert not page.errors, page.errors

@@ -1,4 +1,4 @@
-"""Unit and property tests of recur.carry against plain integer arithmetic and a
+"""Unit and property tests of recur.core.carry against plain integer arithmetic and a
 sequential ripple-carry adder written here, independently of the library."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recur.carry import (
+from recur.core.carry import (
     carry_distance,
     chain_growth,
     longest_carry_chain,

@@ -34,8 +34,12 @@ def test_no_history_in_the_code(path):
 
 
 def test_the_patterns_see_what_they_guard_against():
-    examples = {"an issue number": "since issue 16", "a commit hash": "at 63d7d5d",
-                "a round of work": "its twelfth round's", "a run date": "on 2 December"}
+    examples = {
+        "an issue number": "since issue 16",
+        "a commit hash": "at 63d7d5d",
+        "a round of work": "its twelfth round's",
+        "a run date": "on 2 December",
+    }
     for what, example in examples.items():
         assert re.search(TALK[what], example), what
     assert not re.search(TALK["a commit hash"], '("10101010", "01010101")')  # binary

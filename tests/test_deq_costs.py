@@ -1,6 +1,7 @@
-"""recur.deq and recur.costs: the DEQ cell is the unrolled cell at its fixed point, the
-memory it keeps does not grow with the iterations, banded attention is the masked one,
-and the sharing table matches the counts checked by hand in FACTS."""
+"""recur.chapters.ch7_fixed_points and recur.chapters.ch7_costs: the DEQ cell is the
+unrolled cell at its fixed point, the memory it keeps does not grow with the iterations,
+banded attention is the masked one, and the sharing table matches the counts checked by
+hand in FACTS."""
 
 from __future__ import annotations
 
@@ -9,17 +10,17 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recur.costs import (
+from recur.chapters.ch7_costs import (
     attention_costs,
-    banded_attention,
     saved_bytes,
     sharing_costs,
     ut_round,
 )
-from recur.deq import EquilibriumCell, state_changes, training_memory
-from recur.shared import LocalCell
-from recur.tasks import random_batch
-from recur.ut import UTBlock, local_mask
+from recur.chapters.ch7_fixed_points import state_changes, training_memory
+from recur.core.tasks import random_batch
+from recur.models.attention import UTBlock, banded_attention, local_mask
+from recur.models.cell import LocalCell
+from recur.models.deq import EquilibriumCell
 
 
 def test_saved_bytes_by_hand():
@@ -132,9 +133,9 @@ def test_solves_are_collected_over_every_chunk_of_an_evaluation():
     not of the last one. A scripted update, z <- x + (z shifted up one position): its
     fixed point is reached once x has spread to the top, n + 1 = 9 iterations when x
     sits at bit 0 (first chunk), 2 when it sits at the top bit (second chunk)."""
-    from recur.deq import collect_solves, solves_summary
-    from recur.tasks import AdditionBatch
-    from recur.train import evaluate
+    from recur.chapters.ch7_fixed_points import collect_solves, solves_summary
+    from recur.core.tasks import AdditionBatch
+    from recur.training.evaluate import evaluate
 
     deq = EquilibriumCell(tol=1e-6)
     deq.cell.embed, deq.cell.readout = torch.nn.Identity(), torch.nn.Linear(2, 1)
@@ -151,8 +152,8 @@ def test_solves_are_collected_over_every_chunk_of_an_evaluation():
 
 
 def test_solves_summary_by_hand():
-    from recur.deq import solves_summary
-    from recur.fixedpoint import Solve
+    from recur.chapters.ch7_fixed_points import solves_summary
+    from recur.models.fixedpoint import Solve
 
     merged = solves_summary([Solve(5, 1e-4, True), Solve(9, 1e-2, False)])
     assert merged == Solve(9, 1e-2, False)
@@ -163,7 +164,8 @@ def test_solves_summary_by_hand():
 def test_failed_solves_in_training_are_counted():
     """A tolerance no solve can meet in 2 iterations: every training solve fails,
     forward and backward, and is counted; evaluation solves are not."""
-    from recur.train import TrainConfig, train
+    from recur.training.config import TrainConfig
+    from recur.training.loop import train
 
     torch.manual_seed(0)
     deq = EquilibriumCell(tol=1e-12)
@@ -176,8 +178,8 @@ def test_failed_solves_in_training_are_counted():
 def test_state_changes_leave_out_the_floor_and_need_two_rounds():
     """A UT with a floor position: the changes are those of the bits' positions only
     (the floor's state, which nothing reads, is changed by hand to show it)."""
-    from recur.deq import _states
-    from recur.ut import UniversalTransformer
+    from recur.chapters.ch7_fixed_points import _states
+    from recur.models.ut import UniversalTransformer
 
     torch.manual_seed(0)
     ut = UniversalTransformer(window=1, floor=True, inject=True, d_model=8, n_heads=2)
@@ -189,7 +191,7 @@ def test_state_changes_leave_out_the_floor_and_need_two_rounds():
 
 
 def test_solve_words_say_a_capped_solve_did_not_converge():
-    from recur.deq import solve_words
+    from recur.chapters.ch7_fixed_points import solve_words
 
     assert solve_words(12, True) == "converges after 12 iterations"
     assert solve_words(130, False) == (
@@ -200,7 +202,7 @@ def test_solve_words_say_a_capped_solve_did_not_converge():
 def test_iterations_words_follow_the_fitted_slope():
     import pandas as pd
 
-    from recur.deq import iterations_words
+    from recur.chapters.ch7_fixed_points import iterations_words
 
     lengths = pd.Index([1, 2, 4, 8], name="longest chain")
     walking = iterations_words(pd.Series([3.0, 5.0, 9.0, 17.0], index=lengths))

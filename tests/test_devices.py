@@ -19,18 +19,33 @@ import torch
 
 import recur
 from fake_accelerator import FAKE, FakeAccelerator, to_fake
-from recur import cell_check, costs, deq, live
-from recur import device as device_module
-from recur import experiments as ex
-from recur import ut_experiments as ux
-from recur.deq import EquilibriumCell, state_changes
-from recur.device import cpu_threads
-from recur.export import model_spec, write_model_script
-from recur.shared import LocalCell
-from recur.tasks import random_batch
-from recur.train import TrainConfig, evaluate, run_model, seconds_per_step, train
-from recur.ut import UniversalTransformer, UTBlock, holding, in_a_ring
-from recur.widgets import act_explorer, deq_explorer, learned_explorer
+from recur.chapters import (
+    ch2_shared_update,
+    ch3_input_injection,
+    ch4_universal_transformer,
+    ch6_act_ut,
+    ch6_check,
+    ch6_measures,
+    ch7_costs,
+    ch7_fixed_points,
+)
+from recur.chapters.ch7_fixed_points import state_changes
+from recur.core import device
+from recur.core.device import cpu_threads
+from recur.core.tasks import random_batch
+from recur.models import running
+from recur.models.attention import UTBlock
+from recur.models.cell import LocalCell
+from recur.models.deq import EquilibriumCell
+from recur.models.running import run_model
+from recur.models.ut import UniversalTransformer, holding, in_a_ring
+from recur.studies import live
+from recur.training import cell_check
+from recur.training.config import TrainConfig
+from recur.training.evaluate import evaluate
+from recur.training.loop import seconds_per_step, train
+from recur.views.explorers import act_explorer, deq_explorer, learned_explorer
+from recur.views.export import model_spec, write_model_script
 
 BATCH = random_batch(6, 5, seed=0)
 
@@ -66,7 +81,7 @@ def _block():
 def _ut_round(block):
     x = torch.randn(2, 6, 8, generator=torch.Generator().manual_seed(0))
     device = next(block.parameters()).device
-    return costs.ut_round(block, x.to(device), "banded local").detach().cpu()
+    return ch7_costs.ut_round(block, x.to(device), "banded local").detach().cpu()
 
 
 def _held_run(model):
@@ -89,60 +104,89 @@ ROW = {"step": 5, "exact": 1.0, "pairs": 10_000}
 
 MEASUREMENTS = {
     "evaluate": (_cell, lambda m: evaluate(m, BATCH, 3).correct),
-    "accuracy_by_round": (_cell, lambda m: ex.accuracy_by_round(m, BATCH, 3)),
-    "learned_readouts": (_cell, lambda m: ex.learned_readouts(m, "011", "001", 3)),
+    "accuracy_by_round": (
+        _cell,
+        lambda m: ch2_shared_update.accuracy_by_round(m, BATCH, 3),
+    ),
+    "learned_readouts": (
+        _cell,
+        lambda m: running.learned_readouts(m, "011", "001", 3),
+    ),
     "length_generalization": (
         _cell,
-        lambda m: ex.length_generalization(m, {8: 5}, {"width + 1": 1.0}),
+        lambda m: ch2_shared_update.length_generalization(
+            m, {8: 5}, {"width + 1": 1.0}
+        ),
     ),
     "chain_experiment": (
         _cell,
-        lambda m: ex.chain_experiment(m, 8, [0, 3], 5, 4).exact,
+        lambda m: ch2_shared_update.chain_experiment(m, 8, [0, 3], 5, 4).exact,
     ),
-    "gradient_by_round": (_cell, lambda m: ex.gradient_by_round(m, BATCH, 3)),
+    "gradient_by_round": (
+        _cell,
+        lambda m: ch3_input_injection.gradient_by_round(m, BATCH, 3),
+    ),
     "stays_right": (_cell, lambda m: cell_check.stays_right(m, BATCH, 2, 4)),
     "stays_right_check": (
         _cell,
         lambda m: cell_check.stays_right_check(m, BATCH, TrainConfig(n_rounds=2)),
     ),
-    "right_with_cap": (_deq, lambda m: deq.right_with_cap(m, BATCH)),
-    "rounds_table": (_cell, lambda m: ux.rounds_table({"m": m}, BATCH, 3)),
-    "ponder_by_position": (_act_ut, lambda m: ux.ponder_by_position(m, BATCH, 6)),
-    "ponder_vs_distance": (_act_ut, lambda m: ux.ponder_vs_distance(m, BATCH, 6)),
+    "right_with_cap": (_deq, lambda m: ch7_fixed_points.right_with_cap(m, BATCH)),
+    "rounds_table": (
+        _cell,
+        lambda m: ch4_universal_transformer.rounds_table({"m": m}, BATCH, 3),
+    ),
+    "ponder_by_position": (
+        _act_ut,
+        lambda m: ch6_measures.ponder_by_position(m, BATCH, 6),
+    ),
+    "ponder_vs_distance": (
+        _act_ut,
+        lambda m: ch6_measures.ponder_vs_distance(m, BATCH, 6),
+    ),
     "act_length_table": (
         _act_ut,
-        lambda m: ux.act_length_table(m, [4, 6], 8, 6, long_chains=4, kill_waits=True),
+        lambda m: ch6_measures.act_length_table(
+            m, [4, 6], 8, 6, long_chains=4, kill_waits=True
+        ),
     ),
-    "act_check": (_ring_ut, lambda m: ux.act_check(m, ROW, seed=0).budget_used),
-    "delayed_right": (_act_ut, lambda m: ux.delayed_right(m, BATCH, 3)),
+    "act_check": (_ring_ut, lambda m: ch6_check.act_check(m, ROW, seed=0).budget_used),
+    "delayed_right": (_act_ut, lambda m: ch6_check.delayed_right(m, BATCH, 3)),
     "holding": (_act_ut, _held_run),
-    "halting_in_a_ring": (_ring_ut, lambda m: ux.halting_in_a_ring(m, 4, 6)),
+    "halting_in_a_ring": (_ring_ut, lambda m: ch6_check.halting_in_a_ring(m, 4, 6)),
     "in_a_ring": (_ring_ut, _ring_run),
     "halting_used_while_waiting": (
         _act_ut,
-        lambda m: ux.halting_used_while_waiting(m, BATCH, 6),
+        lambda m: ch6_check.halting_used_while_waiting(m, BATCH, 6),
     ),
     "halting_while_waiting": (
         _act_ut,
-        lambda m: ux.halting_while_waiting(m, BATCH, 6),
+        lambda m: ch6_measures.halting_while_waiting(m, BATCH, 6),
     ),
     "run_model": (_act_ut, lambda m: run_model(m, BATCH.bits, 4).logits),
     "state_changes": (_cell, lambda m: state_changes(m, BATCH.bits, 4)),
     "state_changes (UT)": (_act_ut, lambda m: state_changes(m, BATCH.bits, 4)),
-    "by_width": (_deq, lambda m: deq.by_width(m, _cell(), {4: 5})),
-    "iterations_by_chain": (_deq, lambda m: deq.iterations_by_chain(m, 6, [2], 4)),
-    "training_memory": (_deq, lambda m: deq.training_memory(m, 4, 3, [2])),
+    "by_width": (_deq, lambda m: ch7_fixed_points.by_width(m, _cell(), {4: 5})),
+    "iterations_by_chain": (
+        _deq,
+        lambda m: ch7_fixed_points.iterations_by_chain(m, 6, [2], 4),
+    ),
+    "training_memory": (_deq, lambda m: ch7_fixed_points.training_memory(m, 4, 3, [2])),
     "running_example_table": (
         _cell,
-        lambda m: ex.running_example_table({"m": m}, "0111", "0001", [1, 2]),
+        lambda m: ch2_shared_update.running_example_table(
+            {"m": m}, "0111", "0001", [1, 2]
+        ),
     ),
     "exact_by_round_and_width": (
         _cell,
-        lambda m: ex.exact_by_round_and_width(m, {4: 5}),
+        lambda m: ch2_shared_update.exact_by_round_and_width(m, {4: 5}),
     ),
     "exact_by_width": (
         _cell,
-        lambda m: ex.exact_by_width(m, [4], 5, lambda n: n + 1, long_chains=3),
+        lambda m: ch2_shared_update.exact_by_width(
+            m, [4], 5, lambda n: n + 1, long_chains=3
+        ),
     ),
     "exact_at_8_bits": (
         _cell,
@@ -151,7 +195,7 @@ MEASUREMENTS = {
     "ut_round": (_block, _ut_round),
     "attention_costs": (
         _block,
-        lambda m: costs.attention_costs(m, [8], repeats=1)[["n", "attention"]],
+        lambda m: ch7_costs.attention_costs(m, [8], repeats=1)[["n", "attention"]],
     ),
     "learned_explorer": (_cell, lambda m: repr(learned_explorer(m, "011", "001"))),
     "act_explorer": (
@@ -172,14 +216,14 @@ MEASUREMENTS = {
 # Public functions that take a model but need no device case here, and why. Every
 # other one must have a MEASUREMENTS entry (test_every_function_taking_a_model_...).
 NO_DEVICE_CASE = {
-    "shared.n_parameters": "counts parameters, computes nothing",
-    "deq.collect_solves": "keeps solves; by_width, iterations_by_chain run in it",
-    "train.model_device": "reads .device; every case above goes through it",
-    "train.eval_mode": "switches the mode; every case above checks it is restored",
-    "train.train": "test_training_runs_on_the_model_device; the whole test session",
-    "train.seconds_per_step": "a timing: test_step_timing_runs_on_the_model_device",
+    "cell.n_parameters": "counts parameters, computes nothing",
+    "ch7_fixed_points.collect_solves": "keeps solves; by_width, iterations_by_chain",
+    "running.model_device": "reads .device; every case above goes through it",
+    "running.eval_mode": "switches the mode; every case above checks it is restored",
+    "loop.train": "test_training_runs_on_the_model_device; the whole test session",
+    "loop.seconds_per_step": "a timing: test_step_timing_runs_on_the_model_device",
     "cell_check.checked_training": "test_checked_training_builds_each_model_on_...",
-    "widgets.static_learned_explorer": "an element, and write_model_script's file",
+    "explorers.static_learned_explorer": "an element, and write_model_script's file",
 }
 
 
@@ -215,12 +259,13 @@ def functions_taking_a_model() -> list[str]:
     """``module.function`` for every public function of ``recur`` that takes a model
     (by parameter name or annotation)."""
     found = []
-    for info in pkgutil.iter_modules(recur.__path__):
-        module = importlib.import_module(f"recur.{info.name}")
+    for info in pkgutil.walk_packages(recur.__path__, "recur."):
+        module = importlib.import_module(info.name)
+        short = info.name.rsplit(".", 1)[-1]  # the module's own name, as keys use it
         for name, fn in vars(module).items():
             public = not name.startswith("_") and inspect.isfunction(fn)
             if public and fn.__module__ == module.__name__ and _takes_a_model(fn):
-                found.append(f"{info.name}.{name}")
+                found.append(f"{short}.{name}")
     return found
 
 
@@ -299,7 +344,9 @@ def test_checked_training_builds_each_model_on_the_device():
     run; each must train on the device asked for and the model returned be there."""
     settings = {"max_bits": 4, "n_steps": 4, "eval_every": 2, "eval_size": 40}
     with FakeAccelerator():
-        tries = deq.train_deq(seed=3, device="meta", progress=False, **settings)
+        tries = ch7_fixed_points.train_deq(
+            seed=3, device="meta", progress=False, **settings
+        )
         assert next(tries.model.parameters()).device == FAKE
     assert tries.attempts == 2 and not tries.passed  # 4 steps: nowhere near 100%
     assert tries.run.config.seed == 1003 and tries.run.config.n_rounds == 18
@@ -311,7 +358,9 @@ def test_chapter_4s_local_ut_trains_each_run_on_the_device():
     must train on the device asked for, and the model returned be there."""
     settings = {"max_bits": 4, "n_steps": 4, "eval_every": 2, "eval_size": 40}
     with FakeAccelerator():
-        local = ux.train_local_ut(seed=3, device="meta", progress=False, **settings)
+        local = ch4_universal_transformer.train_local_ut(
+            seed=3, device="meta", progress=False, **settings
+        )
         assert next(local.model.parameters()).device == FAKE
     assert local.attempts == 2 and not local.passed  # 4 steps: nowhere near 100%
     assert local.run.config.seed == 1003
@@ -323,7 +372,7 @@ def test_chapter_6s_procedure_gives_up_and_trains_again_on_the_device():
     up and the third run, on the device asked for; the model returned is there."""
     settings = {"max_bits": 4, "n_steps": 6, "eval_every": 2, "eval_size": 40}
     with FakeAccelerator():
-        book = ux.train_book_act(
+        book = ch6_act_ut.train_book_act(
             seed=3, min_step=2, give_up_step=4, device="meta", progress=False,
             **settings,
         )  # fmt: skip
@@ -346,18 +395,18 @@ def test_step_timing_runs_on_the_model_device():
 def test_the_library_uses_one_cpu_thread_unless_told(monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     before = torch.get_num_threads()
-    monkeypatch.setattr(device_module, "_TORCH_DEFAULT_THREADS", before)
-    assert device_module.auto_threads() == 1
+    monkeypatch.setattr(device, "_TORCH_DEFAULT_THREADS", before)
+    assert device.auto_threads() == 1
     with cpu_threads(None, torch.device("cpu")):
         assert torch.get_num_threads() == 1
     with cpu_threads(3, torch.device("cpu")):
         assert torch.get_num_threads() == 3
     assert torch.get_num_threads() == before  # restored
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
-    assert device_module.auto_threads() is None  # the user's setting is kept
+    assert device.auto_threads() is None  # the user's setting is kept
     monkeypatch.delenv("OMP_NUM_THREADS")
-    monkeypatch.setattr(device_module, "_TORCH_DEFAULT_THREADS", before + 1)
-    assert device_module.auto_threads() is None  # torch.set_num_threads was called
+    monkeypatch.setattr(device, "_TORCH_DEFAULT_THREADS", before + 1)
+    assert device.auto_threads() is None  # torch.set_num_threads was called
     with pytest.raises(ValueError, match="n_threads"):
         with cpu_threads(0, torch.device("cpu")):
             pass

@@ -1,4 +1,4 @@
-"""The trained models' trip to the static page (recur.export): the bytes of a
+"""The trained models' trip to the static page (recur.views.export): the bytes of a
 weight, the round trip spec -> model, and the models the page cannot run refused."""
 
 from __future__ import annotations
@@ -8,13 +8,14 @@ import json
 import pytest
 import torch
 
-from recur.deq import EquilibriumCell
-from recur.export import _packed, model_from_spec, model_spec, write_model_script
-from recur.shared import LocalCell
-from recur.tasks import long_chain_batch, random_batch
-from recur.train import run_model
-from recur.ut import UniversalTransformer
-from recur.ut_experiments import BOOK_ACT, UT_SIZE
+from recur.chapters.ch4_universal_transformer import UT_SIZE
+from recur.chapters.ch6_act_ut import BOOK_ACT
+from recur.core.tasks import long_chain_batch, random_batch
+from recur.models.cell import LocalCell
+from recur.models.deq import EquilibriumCell
+from recur.models.running import run_model
+from recur.models.ut import UniversalTransformer
+from recur.views.export import _packed, model_from_spec, model_spec, write_model_script
 
 
 def test_a_weight_travels_as_little_endian_float32():

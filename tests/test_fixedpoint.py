@@ -1,5 +1,5 @@
-"""recur.fixedpoint: the solvers find z* = f(x, z*), and the implicit gradient equals
-backpropagation through a long unrolled solve (the oracle), in float64."""
+"""recur.models.fixedpoint: the solvers find z* = f(x, z*), and the implicit gradient
+equals backpropagation through a long unrolled solve (the oracle), in float64."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from recur.fixedpoint import NotConverged, fixed_point
+from recur.models.fixedpoint import NotConverged, fixed_point
 
 
 class Contraction(nn.Module):
@@ -168,7 +168,7 @@ def test_one_slow_example_keeps_the_solve_going(method):
 
 def test_solve_refuses_an_unknown_method():
     """``solve`` itself, not only ``fixed_point``: no silent fall-back to Anderson."""
-    from recur.fixedpoint import solve
+    from recur.models.fixedpoint import solve
 
     with pytest.raises(ValueError, match="method"):
         solve(lambda z: z / 2, torch.ones(2, 3), tol=1e-6, max_iter=5, method="newton")

@@ -103,5 +103,7 @@ def test_a_bench_run_keeps_the_chapter_times_the_chapters_read(tmp_path):
     bench.write_results(path, keep=("chapter_seconds_",))
     rows = [json.loads(line) for line in path.read_text().splitlines()[1:]]
     assert [(r["name"], r["value"]) for r in rows] == [
-        ("carry_new", 2.0), ("chapter_seconds_01_a", 3.0)]
+        ("carry_new", 2.0),
+        ("chapter_seconds_01_a", 3.0),
+    ]
     bench.RESULTS.clear()

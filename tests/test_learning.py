@@ -10,22 +10,27 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recur.carry import longest_carry_chain, wait_rounds
-from recur.device import pick_device, seed_everything
-from recur.experiments import (
-    ablation_summary,
+from recur.chapters.ch2_shared_update import (
     accuracy_by_round,
     chain_experiment,
-    gradient_comparison,
-    injection_ablation,
-    learned_readouts,
     length_generalization,
     rule_exact_by_round,
     train_variant,
 )
-from recur.shared import LocalCell, Unroll, n_parameters
-from recur.tasks import batch_from_strings, chain_batch, random_batch
-from recur.train import TrainConfig, aux_scale, evaluate, train
+from recur.chapters.ch3_input_injection import (
+    ablation_summary,
+    gradient_comparison,
+    injection_ablation,
+)
+from recur.core.carry import longest_carry_chain, wait_rounds
+from recur.core.device import pick_device, seed_everything
+from recur.core.tasks import batch_from_strings, chain_batch, random_batch
+from recur.models.cell import LocalCell, Unroll, n_parameters
+from recur.models.running import learned_readouts
+from recur.training import loop
+from recur.training.config import TrainConfig, aux_scale
+from recur.training.evaluate import evaluate
+from recur.training.loop import train
 
 
 def _as_int(bits_lsb_first) -> int:
@@ -239,26 +244,24 @@ def test_aux_warmup_ramps_from_zero_to_one(step, warmup):
 
 
 def test_training_passes_the_warmup_weight(monkeypatch):
-    import recur.train as train_module
 
     weights = []
-    real_step = train_module._step
+    real_step = loop._step
 
     def recording_step(*args):
         weights.append(args[5])
         return real_step(*args)
 
-    monkeypatch.setattr(train_module, "_step", recording_step)
+    monkeypatch.setattr(loop, "_step", recording_step)
     cfg = TrainConfig(max_bits=4, n_steps=5, eval_size=50, aux_warmup=4, progress=False)
     train(LocalCell(), cfg)
     assert weights == [0, 0.25, 0.5, 0.75, 1]
 
 
 def test_ctrl_c_keeps_model_and_history(monkeypatch):
-    import recur.train as train_module
 
     calls = {"n": 0}
-    real_step = train_module._step
+    real_step = loop._step
 
     def interrupting_step(*args):
         calls["n"] += 1
@@ -266,7 +269,7 @@ def test_ctrl_c_keeps_model_and_history(monkeypatch):
             raise KeyboardInterrupt
         return real_step(*args)
 
-    monkeypatch.setattr(train_module, "_step", interrupting_step)
+    monkeypatch.setattr(loop, "_step", interrupting_step)
     model = LocalCell()
     cfg = TrainConfig(
         max_bits=4, n_steps=100, eval_every=10, eval_size=100, progress=False
@@ -362,7 +365,7 @@ def test_ablation_runs_every_variant():
 def test_held_out_keys_are_exact_beyond_64_bits():
     """Integer ids of 2 x 40 bits would overflow int64; the keys must still tell every
     pair apart (two pairs that differ only in the top bit of b)."""
-    from recur.train import _not_held_out, _pair_keys
+    from recur.training.loop import _not_held_out, _pair_keys
 
     a = "1" + "0" * 39
     pairs = batch_from_strings([(a, "1" + "0" * 39), (a, "0" * 40)])
@@ -377,15 +380,14 @@ def test_held_out_keys_are_exact_beyond_64_bits():
 
 
 def test_chain_share_mixes_long_carry_chains_into_each_batch(monkeypatch):
-    import recur.train as train_module
 
-    batches, real_step = [], train_module._step
+    batches, real_step = [], loop._step
 
     def spy(model, opt, batch, *args):
         batches.append(batch)
         return real_step(model, opt, batch, *args)
 
-    monkeypatch.setattr(train_module, "_step", spy)
+    monkeypatch.setattr(loop, "_step", spy)
     cfg = TrainConfig(
         max_bits=8, n_steps=6, batch_size=40, chain_share=0.25, eval_size=50,
         progress=False,
@@ -407,9 +409,9 @@ def test_measurements_build_no_graph_for_gradients():
     """run_model, the one way measurements run a model, must not keep autograd's graph:
     over a long run it would keep every round's activations (a 1,024-bit ACT run once
     took 20 GB)."""
-    from recur.shared import LocalCell
-    from recur.tasks import random_batch
-    from recur.train import run_model
+    from recur.core.tasks import random_batch
+    from recur.models.cell import LocalCell
+    from recur.models.running import run_model
 
     out = run_model(LocalCell(), random_batch(4, 6, seed=0).bits, 5)
     assert not out.logits.requires_grad
@@ -427,7 +429,6 @@ def test_the_static_page_gets_no_progress_bar(monkeypatch, capsys):
 
 
 def test_training_batches_pass_the_kill_share_on(monkeypatch):
-    import recur.train as train_module
 
     seen = []
 
@@ -435,7 +436,7 @@ def test_training_batches_pass_the_kill_share_on(monkeypatch):
         seen.append(kwargs.get("kill_share"))
         return chain_batch(*args, **kwargs)
 
-    monkeypatch.setattr(train_module, "chain_batch", spy)
+    monkeypatch.setattr(loop, "chain_batch", spy)
     cfg = TrainConfig(batch_size=8, chain_share=0.5, chain_kill_share=0.25)
-    batch = train_module._training_batch(cfg, torch.Generator().manual_seed(0))
+    batch = loop._training_batch(cfg, torch.Generator().manual_seed(0))
     assert seen == [0.25] and batch.bits.shape[0] == 8

@@ -9,34 +9,34 @@ import pytest
 import torch
 from torch import nn
 
-import recur.cell_check as cell_check
-import recur.deq as deq_module
-import recur.train as train_module
-from recur.act import mix_states
-from recur.cell_check import STAY_ROUNDS, stays_right, train_cell
-from recur.experiments import (
+from recur.chapters import ch6_check, ch7_fixed_points
+from recur.chapters.ch2_shared_update import (
     _once_right_stays_right,
-    ablation_summary,
     chain_experiment,
     exact_by_round_and_width,
     exact_by_width,
     first_right_round,
-    injection_ablation,
     length_generalization,
     running_example_table,
 )
-from recur.shared import Unroll
-from recur.tasks import random_batch
-from recur.train import TrainConfig, train
-from recur.ut import UniversalTransformer
-from recur.ut_experiments import (
+from recur.chapters.ch3_input_injection import ablation_summary, injection_ablation
+from recur.chapters.ch6_check import halting_used_while_waiting
+from recur.chapters.ch6_measures import (
     act_length_table,
-    halting_used_while_waiting,
     halting_while_waiting,
     ponder_by_position,
     ponder_summary,
     ponder_vs_distance,
 )
+from recur.core import tasks
+from recur.core.tasks import random_batch
+from recur.models.act import mix_states
+from recur.models.cell import Unroll
+from recur.models.ut import UniversalTransformer
+from recur.training import cell_check, loop
+from recur.training.cell_check import STAY_ROUNDS, stays_right, train_cell
+from recur.training.config import TrainConfig
+from recur.training.loop import train
 
 
 def _ints(bits: torch.Tensor) -> list[tuple[int, int]]:
@@ -223,7 +223,7 @@ def test_ablation_with_a_smaller_test_factor_summarises():
 
 def test_held_out_pairs_never_reach_the_loss(monkeypatch):
     seen = {}
-    real_heldout, real_step = train_module._heldout_exact, train_module._step
+    real_heldout, real_step = loop._heldout_exact, loop._step
 
     def spy_heldout(model, heldout, *args):
         seen["heldout"] = set(_ints(heldout.bits))
@@ -233,8 +233,8 @@ def test_held_out_pairs_never_reach_the_loss(monkeypatch):
         seen.setdefault("steps", []).append((_ints(batch.bits), keep.tolist()))
         return real_step(model, opt, batch, keep, *args)
 
-    monkeypatch.setattr(train_module, "_heldout_exact", spy_heldout)
-    monkeypatch.setattr(train_module, "_step", spy_step)
+    monkeypatch.setattr(loop, "_heldout_exact", spy_heldout)
+    monkeypatch.setattr(loop, "_step", spy_step)
     cfg = TrainConfig(
         max_bits=4, n_steps=20, eval_every=20, eval_size=60, progress=False
     )
@@ -252,7 +252,7 @@ def test_training_stops_on_the_whole_held_out_set(monkeypatch):
     not the whole set: it must not stop, and it reports the whole set."""
     cfg = TrainConfig(max_bits=8, n_steps=4, eval_every=2, eval_size=3000,
                       stop_at_exact=0.99, progress=False)  # fmt: skip
-    heldout, _ = train_module.heldout_pairs(cfg)
+    heldout, _ = loop.heldout_pairs(cfg)
     first = set(_ints(heldout.bits[:1000]))
 
     class RightOnFirst(Scripted):
@@ -357,8 +357,8 @@ def test_train_deq_asks_the_pairs_to_be_right_with_a_cap_of_64(monkeypatch):
     seeds = []
     monkeypatch.setattr(cell_check, "seed_everything", seeds.append)
     models = iter([Scripted(lambda n: {18}), Scripted(lambda n: set(range(99)))])
-    monkeypatch.setattr(deq_module, "EquilibriumCell", lambda: next(models))
-    deq = deq_module.train_deq(seed=5, **CELL_SETTINGS)
+    monkeypatch.setattr(ch7_fixed_points, "EquilibriumCell", lambda: next(models))
+    deq = ch7_fixed_points.train_deq(seed=5, **CELL_SETTINGS)
     assert seeds == [5, 1005] and deq.attempts == 2 and deq.passed
     assert [(c.step, c.stays) for c in deq.checks] == [(2, 0.0), (4, 0.0), (2, 1.0)]
     assert deq.run.config.n_rounds == 18 and deq.run.config.seed == 1005
@@ -367,10 +367,10 @@ def test_train_deq_asks_the_pairs_to_be_right_with_a_cap_of_64(monkeypatch):
         "solver cap of 64, in 2 runs ("
     )
     models = iter([Scripted(lambda n: set(range(99))), Scripted()])
-    first = deq_module.train_deq(seed=5, **CELL_SETTINGS)
+    first = ch7_fixed_points.train_deq(seed=5, **CELL_SETTINGS)
     assert first.attempts == 1 and first.passed  # no second run after a pass
     models = iter([Scripted(lambda n: {18}) for _ in range(2)])
-    deq = deq_module.train_deq(seed=5, **CELL_SETTINGS)
+    deq = ch7_fixed_points.train_deq(seed=5, **CELL_SETTINGS)
     assert deq.words() == (
         "passed no check in 2 runs: after 4 steps it adds 100.00% of the 300 "
         "held-out pairs checked, and 0.00% of them are right with a solver cap of 64"
@@ -542,7 +542,7 @@ def test_halted_before_the_carry_counts_positions_that_stopped_too_soon():
 
 
 def test_chapter_7_study_summary_takes_the_worst_seed_and_the_mean_steps():
-    from recur.pondernet import study_summary
+    from recur.chapters.ch7_pondernet import study_summary
 
     rows = [  # method, seed, bits, exact, long chains, mean steps, beyond
         ("ACT", 0, 8, 1.0, 1.0, 2.0, 0.1),
@@ -557,7 +557,7 @@ def test_chapter_7_study_summary_takes_the_worst_seed_and_the_mean_steps():
     assert summary.loc[8, ("exact, long chains", "PonderNet")] == 0.4
     assert summary.loc[8, ("mean steps", "ACT")] == 3.0  # mean over seeds
     assert summary.loc[8, ("steps beyond the carry", "PonderNet")] == 3.0
-    from recur.pondernet import SUMMARY_HEADERS  # every column says which seeds
+    from recur.chapters.ch7_pondernet import SUMMARY_HEADERS
 
     headers = summary.rename(columns=SUMMARY_HEADERS, level=0).columns.levels[0]
     assert all(("worst seed" in h) != ("mean of seeds" in h) for h in headers)
@@ -566,7 +566,7 @@ def test_chapter_7_study_summary_takes_the_worst_seed_and_the_mean_steps():
 def test_halted_before_the_carry_on_long_chains_by_hand():
     """The same count on the long-chain sums (where a failing run stops too
     soon is on the long chains): scripted steps, waits by a plain loop."""
-    from recur.tasks import long_chain_batch
+    from recur.core.tasks import long_chain_batch
 
     table = act_length_table(
         Scripted(act=True, at_zero=1), [8], 10, 20, seed=7, long_chains=40
@@ -588,7 +588,7 @@ def test_halted_before_the_carry_on_long_chains_by_hand():
 def test_shortfalls_name_each_width_that_misses_the_bar_by_hand():
     """Chapter 6's bar: 99% random, 97% long chains, at most 0.5 steps beyond the
     carry at 8 bits; the widths that miss it, written out by hand."""
-    from recur.seed_study import act_succeeded, shortfalls
+    from recur.studies.seed_study import act_succeeded, shortfalls
 
     table = pd.DataFrame(
         {"exact": [1.0, 0.995, 0.98, 1.0], "exact, long chains": [1.0, 0.96, 1.0, 0.97],
@@ -602,7 +602,7 @@ def test_shortfalls_name_each_width_that_misses_the_bar_by_hand():
 
 
 def test_ablation_factors_are_the_powers_of_two_every_width_reached():
-    from recur.experiments import ablation_factors
+    from recur.chapters.ch3_input_injection import ablation_factors
 
     # 8 bits reached round 36 = 4 x 9; 16 bits round 51 = 3 x 17: every width reached 2x
     table = pd.DataFrame({"bits": [8, 8, 16, 16], "round": [1, 36, 1, 51]})
@@ -610,7 +610,7 @@ def test_ablation_factors_are_the_powers_of_two_every_width_reached():
 
 
 def test_length_table_reads_the_rounds_each_name_asks_for():
-    from recur.experiments import length_table
+    from recur.chapters.ch2_shared_update import length_table
 
     rounds = range(1, 10)
     curves = pd.DataFrame(
@@ -628,27 +628,28 @@ def test_the_check_keeps_the_worse_beyond_of_long_chains_and_random_sums(monkeyp
     """The check's steps beyond the carry: the larger of its long chains' and of
     1,000 random 8-bit sums' (seeded seed + 4,000,037), as the bar measures it on
     random sums."""
-    import recur.ut_experiments as ux
 
-    drawn, real = [], ux.random_batch
+    drawn, real = [], tasks.random_batch
     monkeypatch.setattr(
-        ux, "random_batch", lambda *a, **k: drawn.append((a, k)) or real(*a, **k)
+        ch6_check, "random_batch", lambda *a, **k: drawn.append((a, k)) or real(*a, **k)
     )
     beyond = iter([0.1, 0.7])  # long chains first, then the random sums
-    monkeypatch.setattr(ux, "_beyond_the_carry", lambda steps, batch: next(beyond))
+    monkeypatch.setattr(
+        ch6_check, "beyond_the_carry", lambda steps, batch: next(beyond)
+    )
     rings = []  # a scripted model cannot run as a ring: record the call instead
     monkeypatch.setattr(
-        ux, "halting_in_a_ring", lambda *args: rings.append(args[1:]) or 0.25
+        ch6_check, "halting_in_a_ring", lambda *args: rings.append(args[1:]) or 0.25
     )
     row = {"step": 700, "exact": 1.0, "pairs": 10_000}
-    check = ux.act_check(Scripted(act=True), row, seed=5)
+    check = ch6_check.act_check(Scripted(act=True), row, seed=5)
     assert drawn == [((1000, 8), {"seed": 4_000_042})]
     assert check.beyond == 0.7
     assert rings == [(8, 64)] and check.ring == 0.25  # 8 + 56 rounds, 8 pairs
 
 
 def test_propagating_rings_are_every_pattern_of_1_plus_0_and_0_plus_1_by_hand():
-    from recur.ut_experiments import propagating_rings
+    from recur.chapters.ch6_check import propagating_rings
 
     rings = propagating_rings(2)  # (4, 2, 2): pattern k has a = the bits of k
     assert rings.tolist() == [
@@ -670,7 +671,7 @@ def test_propagating_rings_are_every_pattern_of_1_plus_0_and_0_plus_1_by_hand():
 def test_halting_in_a_ring_sums_h_over_the_rounds_by_hand(h, n_rounds, expected):
     """A halting unit that says ``h`` whatever it sees: n_rounds * h of the budget,
     at most 1 (0.3 halts in round 4: 1.2, counted as 1)."""
-    from recur.ut_experiments import halting_in_a_ring
+    from recur.chapters.ch6_check import halting_in_a_ring
 
     torch.manual_seed(0)
     model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True,
@@ -689,22 +690,25 @@ def test_delayed_carries_hold_each_runs_lowest_waiting_position(monkeypatch):
     known in round 2. By hand: bit kinds from bit 0 up kill, propagate, propagate,
     generate, propagate x3, kill; positions 2 and 5 wait two rounds (3 and 6 with the
     floor bit below bit 0); the cap is 2(8 + 1) + delay for these 8-bit sums."""
-    import recur.ut_experiments as ux
-    from recur.tasks import batch_from_strings
+    from recur.core.tasks import batch_from_strings
 
     seen, caps = [], []
-    real_holding, real_run = ux.holding, ux.run_model
+    real_holding, real_run = ch6_check.holding, ch6_check.run_model
     monkeypatch.setattr(
-        ux, "holding", lambda m, until: seen.append(until) or real_holding(m, until)
+        ch6_check,
+        "holding",
+        lambda m, until: seen.append(until) or real_holding(m, until),
     )
     monkeypatch.setattr(
-        ux, "run_model", lambda m, bits, cap: caps.append(cap) or real_run(m, bits, cap)
+        ch6_check,
+        "run_model",
+        lambda m, bits, cap: caps.append(cap) or real_run(m, bits, cap),
     )
     batch = batch_from_strings([("00111010", "01001100")])  # MSB first
     for floor, places in [(False, [2, 5]), (True, [3, 6])]:
         model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1,
                                      act=True, floor=floor)  # fmt: skip
-        right, steps = ux.delayed_right(model, batch, 5)
+        right, steps = ch6_check.delayed_right(model, batch, 5)
         expected = torch.zeros(1, 9 + floor, dtype=torch.long)
         expected[0, places] = 5
         assert torch.equal(seen[-1], expected)
@@ -719,17 +723,18 @@ def test_act_check_by_hand(monkeypatch):
     right; exactly 2 steps beyond the carry (positions with a carry only); the budget
     used on the check's own long chains (seed + 2,000,003) by plain loops, as in the
     test above."""
-    import recur.ut_experiments as ux
-    from recur.tasks import long_chain_batch
+    from recur.core.tasks import long_chain_batch
 
     drawn = []
     monkeypatch.setattr(
-        ux,
+        ch6_check,
         "long_chain_batch",
         lambda *a, **k: drawn.append((a, k)) or long_chain_batch(*a, **k),
     )
 
-    monkeypatch.setattr(ux, "halting_in_a_ring", lambda *args: 0.0)  # no ring here
+    monkeypatch.setattr(
+        ch6_check, "halting_in_a_ring", lambda *args: 0.0
+    )  # no ring here
     chains = long_chain_batch(1000, 8, seed=5 + 2_000_003)
     pairs = _ints(chains.bits)
     n_rounds = max(d + 2 for a, b in pairs for d in _ripple_distance(a, b, 9))
@@ -740,7 +745,7 @@ def test_act_check_by_hand(monkeypatch):
         if w >= 2
     )
     row = {"step": 700, "exact": 0.97, "pairs": 10_000}
-    check = ux.act_check(Scripted(act=True, at_zero=1), row, seed=5)
+    check = ch6_check.act_check(Scripted(act=True, at_zero=1), row, seed=5)
     assert drawn == [  # apart from every test set
         ((1000, 8), {"seed": 2_000_008}),
         ((1000, 8), {"seed": 3_000_022, "kill_share": 0.5}),
@@ -749,5 +754,5 @@ def test_act_check_by_hand(monkeypatch):
     assert check.beyond == pytest.approx(2.0)  # positions with a carry only
     assert check.budget_used == pytest.approx(spent)
     assert check.delayed == 1.0  # the scripted model ignores holds: always right
-    too_few = ux.act_check(Scripted(act=True), row | {"pairs": 9_999}, seed=5)
+    too_few = ch6_check.act_check(Scripted(act=True), row | {"pairs": 9_999}, seed=5)
     assert too_few.heldout == 0.0

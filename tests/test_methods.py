@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from recur import methods, seeds
+from recur.core import seeds
+from recur.studies import methods
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 

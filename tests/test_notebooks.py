@@ -94,7 +94,8 @@ def test_every_glue_reference_is_glued():
 def test_glued_shares_follow_the_tables_rule():
     """One rounding rule for tables and prose (the notation page): a glued share
     shown as a per cent never reads 100% (or 100.0%) unless it is 1, as in
-    :func:`recur.show.percent_text`. Checked against the CPU build's glued values."""
+    :func:`recur.views.text.percent_text`. Checked against the CPU build's glued
+    values."""
     values = json.loads((BOOK / "data" / "glue_cpu.json").read_text())
     for path in NOTEBOOKS:
         glued = values.get(path.stem, {})
@@ -191,6 +192,9 @@ def _pages():
         yield page.name, page.read_text()
     for path in NOTEBOOKS:
         cells = json.loads(path.read_text())["cells"]
-        yield path.name, "\n\n".join(
-            "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+        yield (
+            path.name,
+            "\n\n".join(
+                "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+            ),
         )

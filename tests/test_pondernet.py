@@ -1,5 +1,6 @@
-"""recur.pondernet: hand-computed halting distributions, rows that sum to 1, gradient
-checks, the truncated prior, sampling frequencies, and the UT with PonderNet halting."""
+"""recur.chapters.ch7_pondernet: hand-computed halting distributions, rows that sum to
+1, gradient checks, the truncated prior, sampling frequencies, and the UT with PonderNet
+halting."""
 
 from __future__ import annotations
 
@@ -10,17 +11,17 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recur.pondernet import (
+from recur.chapters.ch7_pondernet import gradients_beside_act
+from recur.core.tasks import random_batch
+from recur.models.pondernet import (
     PonderUT,
     draws_per_sum,
     expected_loss,
     geometric_prior,
-    gradients_beside_act,
     halting_distribution,
     kl_to_prior,
     sample_halting,
 )
-from recur.tasks import random_batch
 
 D64 = torch.float64
 
@@ -126,7 +127,7 @@ def test_a_sum_gets_the_same_draws_in_any_batch_or_chunk():
 
 def test_evaluation_does_not_depend_on_the_chunk():
     """A sum's halting round must not change with the chunk it lands in."""
-    from recur.train import evaluate
+    from recur.training.evaluate import evaluate
 
     torch.manual_seed(0)
     model = PonderUT(window=1, floor=True, inject=True, position="relative")
@@ -181,7 +182,8 @@ def test_ponder_ut_trains_on_the_expected_loss_and_halts_by_sampling():
 
 @pytest.mark.parametrize("setting", [{"loss_window": 2}, {"aux_warmup": 10}])
 def test_training_a_model_with_its_own_loss_refuses_settings_it_ignores(setting):
-    from recur.train import TrainConfig, train
+    from recur.training.config import TrainConfig
+    from recur.training.loop import train
 
     model = PonderUT(window=1, inject=True, position="relative")
     cfg = TrainConfig(n_steps=1, n_rounds=4, progress=False, **setting)
@@ -190,7 +192,7 @@ def test_training_a_model_with_its_own_loss_refuses_settings_it_ignores(setting)
 
 
 def test_comparison_words_follow_the_numbers():
-    from recur.pondernet import comparison_words
+    from recur.chapters.ch7_pondernet import comparison_words
 
     values = {"PonderNet_x_64": 0.95, "ACT_x_64": 0.99, "PonderNet_lc_64": 0.9,
               "ACT_lc_64": 0.8, "PonderNet_slope": 0.5, "ACT_slope": 1.0}  # fmt: skip

@@ -11,12 +11,14 @@ import pandas as pd
 import pytest
 from tqdm import tqdm
 
-from recur import seed_study as ss
-from recur import ut_experiments as ux
-from recur.seed_study import act_succeeded, act_verdict
-from recur.shared import LocalCell
-from recur.train import GiveUp, TrainConfig, _finish, restarting, train
-from recur.ut_experiments import ActCheck, train_book_act
+from recur.chapters import ch4_universal_transformer, ch6_act_ut, ch6_measures
+from recur.chapters.ch6_act_ut import train_book_act
+from recur.chapters.ch6_check import ActCheck
+from recur.models.cell import LocalCell
+from recur.studies import seed_study
+from recur.studies.seed_study import act_succeeded, act_verdict
+from recur.training.config import GiveUp, TrainConfig, restarting
+from recur.training.loop import _finish, train
 
 WIDTHS = [8, 16, 32, 64, 128]
 
@@ -96,13 +98,14 @@ def test_the_best_checkpoint_ranks_passing_first_then_accuracy():
 def seeds(monkeypatch) -> list[int]:
     """The seeds ``train_ut`` is called with, in order (it still trains)."""
     called = []
-    real = ux.train_ut
+    real = ch4_universal_transformer.train_ut
 
     def spy(*args, seed, **kwargs):
         called.append(seed)
         return real(*args, seed=seed, **kwargs)
 
-    monkeypatch.setattr(ux, "train_ut", spy)
+    monkeypatch.setattr(ch4_universal_transformer, "train_ut", spy)
+    monkeypatch.setattr(ch6_act_ut, "train_ut", spy)
     return called
 
 
@@ -137,22 +140,26 @@ def test_chapter_4s_local_ut_starts_again_when_one_run_falls_short(monkeypatch):
     only when the first did not get every held-out pair right, and the words say
     which happened."""
     calls = []
-    real = ux.train_ut
+    real = ch4_universal_transformer.train_ut
 
     def spy(**kwargs):
         calls.append(kwargs)
         return real(**kwargs)
 
-    monkeypatch.setattr(ux, "train_ut", spy)
+    monkeypatch.setattr(ch4_universal_transformer, "train_ut", spy)
     tiny = {"n_steps": 4, "eval_every": 2, "eval_size": 50, "progress": False}
-    short = ux.train_local_ut(seed=3, **tiny)  # 4 steps: nowhere near 100%
+    short = ch4_universal_transformer.train_local_ut(
+        seed=3, **tiny
+    )  # 4 steps: nowhere near 100%
     assert [c["seed"] for c in calls] == [3, 1003] and short.attempts == 2
     assert calls[0]["window"] == 1 and calls[0]["lr"] == 3e-3
     assert not short.passed and short.run.config.seed == 1003
     assert short.words().startswith("missed held-out pairs in 2 runs: after 4 steps")
     calls.clear()
     easy = tiny | {"max_bits": 1, "n_steps": 400, "eval_every": 20, "eval_size": 4}
-    once = ux.train_local_ut(seed=3, **easy)  # 1-bit sums: learned at once
+    once = ch4_universal_transformer.train_local_ut(
+        seed=3, **easy
+    )  # 1-bit sums: learned at once
     assert [c["seed"] for c in calls] == [3] and once.attempts == 1 and once.passed
     assert once.words().startswith("added all 4 held-out pairs after ")
     assert " steps, in one training run (" in once.words()
@@ -162,7 +169,7 @@ def test_bad_arguments_raise():
     with pytest.raises(ValueError, match="max_attempts"):
         train_book_act(seed=0, max_attempts=0)
     with pytest.raises(ValueError, match="recipe"):
-        ss.train_recipe("BEST_ACT", 0)
+        seed_study.train_recipe("BEST_ACT", 0)
 
 
 def _runs(rows) -> pd.DataFrame:
@@ -182,19 +189,19 @@ def test_seed_counts_and_failures_by_hand():
             ["B", 0, 64, 1.0, 1.0, 0.0, 0.0, 10.0, 1, None, True],
         ]
     )
-    counts = ss.seed_counts(table, "A")
+    counts = seed_study.seed_counts(table, "A")
     want = {"met": 1, "n": 4, "median": 60.0, "slowest": 90.0, "restarted": 2}
     assert counts == want | {"third": 1}  # seed 3 trained three times
-    failed = ss.failure_counts(table, "A", n_bits=64)
+    failed = seed_study.failure_counts(table, "A", n_bits=64)
     want = {"n": 3, "checked": 2, "chains": 2, "waited": 2, "early_on_chains": 1}
     assert failed == want
-    assert ss.early_in_runs_that_met(table, "A") == 0
+    assert seed_study.early_in_runs_that_met(table, "A") == 0
     table.loc[0, "halted before the carry, long chains"] = 0.3  # seed 0 met the bar
-    assert ss.early_in_runs_that_met(table, "A") == 1
+    assert seed_study.early_in_runs_that_met(table, "A") == 1
 
 
 def test_live_counts_by_hand():
-    from recur.live import live_counts
+    from recur.studies.live import live_counts
 
     table = pd.DataFrame(
         {
@@ -211,7 +218,7 @@ def test_live_counts_by_hand():
 
 
 def test_short_of_the_bar_words_by_hand():
-    from recur.live import short_of_the_bar_words
+    from recur.studies.live import short_of_the_bar_words
 
     def table(met: dict) -> pd.DataFrame:  # 20 seeds per model, met[name] succeed
         rows = [
@@ -238,7 +245,7 @@ def test_short_of_the_bar_words_by_hand():
 
 
 def test_each_live_training_has_its_chapters_bar():
-    from recur.live import LIVE, passes
+    from recur.studies.live import LIVE, passes
 
     cell, injected, local_ut, deq, ponder = LIVE
     for name in (cell, injected, deq):  # 100% held-out and every fresh sum right
@@ -251,7 +258,7 @@ def test_each_live_training_has_its_chapters_bar():
 
 
 def test_models_trained_by_hand():
-    from recur.seed_study import models_trained
+    from recur.studies.seed_study import models_trained
 
     plain = pd.DataFrame(
         {"variant": ["a", "a", "a", "b"], "seed": [0, 0, 1, 0], "bits": [8, 16, 8, 8]}
@@ -264,7 +271,7 @@ def test_models_trained_by_hand():
 
 
 def test_seconds_to_a_target_is_read_from_the_history():
-    from recur.train import TrainResult
+    from recur.training.config import TrainResult
 
     history = pd.DataFrame(
         {"step": [100, 200, 300], "loss": [1.0, 0.5, 0.1],
@@ -278,11 +285,11 @@ def test_seconds_to_a_target_is_read_from_the_history():
 
 
 def test_the_bar_the_page_states_is_the_bar_the_code_applies():
-    assert ss.the_bar() == {"exact": 0.99, "chains": 0.97, "beyond": 0.5}
+    assert seed_study.the_bar() == {"exact": 0.99, "chains": 0.97, "beyond": 0.5}
 
 
 def test_widest_width_reached_and_the_moonshot_by_hand():
-    from recur.seed_study import moonshot_counts, widest_reached
+    from recur.studies.seed_study import moonshot_counts, widest_reached
 
     def runs(seed, rows):
         return pd.DataFrame(
@@ -305,8 +312,11 @@ def test_widest_width_reached_and_the_moonshot_by_hand():
                       "least_widest": 128, "most_widest": 512}  # fmt: skip
     three = pd.concat([ok, short, runs(4, [(8, 1.0, 1.0), (128, 1.0, 0.8)])])
     spread = "512 bits for 1 seed, 128 for 1 seed and 8 for 1 seed"
-    assert ss.widest_words(three) == spread
-    assert ss.widest_words(pd.concat([ok, ok.assign(seed=5)])) == "512 bits for 2 seeds"
+    assert seed_study.widest_words(three) == spread
+    assert (
+        seed_study.widest_words(pd.concat([ok, ok.assign(seed=5)]))
+        == "512 bits for 2 seeds"
+    )
 
 
 def test_changed_outcomes_by_hand():
@@ -314,7 +324,7 @@ def test_changed_outcomes_by_hand():
         {"recipe": "A", "seed": [0, 1, 2, 3], "bits": 64, "success": flags}
     )
     here, there = rows([True, True, False, False]), rows([True, False, True, False])
-    counts = ss.changed_outcomes(here, there, "A")
+    counts = seed_study.changed_outcomes(here, there, "A")
     assert counts == {"here": 2, "there": 2, "changed": 2, "n": 4}  # seeds 1 and 2
 
 
@@ -343,10 +353,10 @@ def test_runs_that_met_by_hand():
     second = _study(
         {("Z", 0): "random", ("Z", 1): "chains", ("B", 0): None, ("B", 1): None}
     )
-    met = ss.met_by_run(first)
+    met = seed_study.met_by_run(first)
     assert met.to_dict() == {("Z", 0): True, ("Z", 1): False, ("B", 0): False,
                              ("B", 1): True}  # fmt: skip
-    table = ss.runs_that_met(first, second, ("one", "two"))
+    table = seed_study.runs_that_met(first, second, ("one", "two"))
     assert table.index.tolist() == ["Z", "B"]  # the study's order, not sorted
     assert table["runs in each"].tolist() == [2, 2]
     assert table["met the bar, one"].tolist() == [1, 1]
@@ -355,23 +365,26 @@ def test_runs_that_met_by_hand():
 
 
 def test_robust_words_by_hand():
-    assert ss.robust_words(20, 20) == "meets the book's bar of at least 19 seeds in 20"
-    assert ss.robust_words(19, 20).startswith("meets")
-    assert ss.robust_words(20, 20).startswith("meets")
-    assert ss.robust_words(18, 20).startswith("falls short of")
-    assert ss.robust_words(10, 10).startswith("meets")
-    assert ss.robust_words(9, 10).startswith("falls short of")  # 90% < 95%
+    assert (
+        seed_study.robust_words(20, 20)
+        == "meets the book's bar of at least 19 seeds in 20"
+    )
+    assert seed_study.robust_words(19, 20).startswith("meets")
+    assert seed_study.robust_words(20, 20).startswith("meets")
+    assert seed_study.robust_words(18, 20).startswith("falls short of")
+    assert seed_study.robust_words(10, 10).startswith("meets")
+    assert seed_study.robust_words(9, 10).startswith("falls short of")  # 90% < 95%
     with pytest.raises(ValueError, match="n must be"):
-        ss.robust_words(0, 0)
+        seed_study.robust_words(0, 0)
 
 
 def test_count_range_by_hand():
-    assert ss.count_range(19, 18) == "18 to 19"
-    assert ss.count_range(18, 19) == "18 to 19"
-    assert ss.count_range(19, 19) == "19"
-    assert ss.count_range(7) == "7"
+    assert seed_study.count_range(19, 18) == "18 to 19"
+    assert seed_study.count_range(18, 19) == "18 to 19"
+    assert seed_study.count_range(19, 19) == "19"
+    assert seed_study.count_range(7) == "7"
     with pytest.raises(ValueError, match="at least one"):
-        ss.count_range()
+        seed_study.count_range()
 
 
 def test_waits_counts_by_hand():
@@ -380,22 +393,24 @@ def test_waits_counts_by_hand():
         ("A", 1, 8, 1.0), ("A", 1, 64, 0.969),  # below it at 64 bits
         ("B", 0, 8, 0.0), ("B", 0, 64, 1.0),  # below it at 8 bits
     ]  # fmt: skip
-    table = pd.DataFrame(rows, columns=["recipe", "seed", "bits", ux.KILL_WAITS])
-    assert ss.waits_counts(table) == {"A": 1, "B": 0}
+    table = pd.DataFrame(
+        rows, columns=["recipe", "seed", "bits", ch6_measures.KILL_WAITS]
+    )
+    assert seed_study.waits_counts(table) == {"A": 1, "B": 0}
 
 
 def test_failure_words_by_hand():
     none = {"n": 0, "checked": 0, "chains": 0}
-    assert ss.failure_words(none) == "No run fell short."
+    assert seed_study.failure_words(none) == "No run fell short."
     one = {"n": 1, "checked": 1, "chains": 0}
-    assert ss.failure_words(one) == (
+    assert seed_study.failure_words(one) == (
         "One run fell short; it had passed the check on 8-bit sums, and it did not "
         "fall short on the long-chain sums."
     )
     other = {"n": 1, "checked": 0, "chains": 1}
-    assert "it had not passed" in ss.failure_words(other)
-    assert "it did fall short" in ss.failure_words(other)
-    assert ss.failure_words({"n": 3, "checked": 2, "chains": 1}).startswith(
+    assert "it had not passed" in seed_study.failure_words(other)
+    assert "it did fall short" in seed_study.failure_words(other)
+    assert seed_study.failure_words({"n": 3, "checked": 2, "chains": 1}).startswith(
         "3 runs fell short: 2 of them"
     )
 
@@ -425,7 +440,7 @@ def test_only_a_run_that_another_may_follow_gives_up(seeds):
     assert [c.step for c in book.checks] == [2, 4, 2, 4, 2, 4, 6, 8]
     assert book.run.config.seed == 2003 and not book.run.gave_up
     assert book.model.train_rows_only  # steps only the sums still running (31% cheaper)
-    assert ux.GIVE_UP_STEP == 1000  # chosen on seeds 860-899, see its comment
+    assert ch6_act_ut.GIVE_UP_STEP == 1000  # chosen on seeds 860-899, see its comment
 
 
 def test_a_bar_says_why_a_run_stopped_early():
@@ -446,5 +461,5 @@ def test_give_up_counts_by_hand():
             "passed": [False, False, True, True, False, False, True],
         }
     )
-    counts = ss.give_up_counts(checks)
+    counts = seed_study.give_up_counts(checks)
     assert counts == {"n": 3, "passed": 2, "latest": 800, "never": 1}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_script
-from recur import seeds
-from recur.seeds import CHOOSE, REPORT, Seeds, clashes
+from recur.core import seeds
+from recur.core.seeds import CHOOSE, REPORT, Seeds, clashes
 
 
 def test_no_report_draws_from_a_choice():
@@ -37,7 +37,7 @@ def test_the_studies_take_their_seeds_from_the_registry():
 def test_the_seed_study_reports_on_fresh_sums_by_default():
     import inspect
 
-    from recur.seed_study import seed_runs
+    from recur.studies.seed_study import seed_runs
 
     default = inspect.signature(seed_runs).parameters["sums_seed"].default
     assert default == seeds.REPORT_SUMS == seeds.by_name("twenty seeds").sums_offset
@@ -45,8 +45,14 @@ def test_the_seed_study_reports_on_fresh_sums_by_default():
 
 @pytest.mark.parametrize("bad", [{"role": "guess"}, {"first": 9, "last": 3}])
 def test_a_bad_entry_is_refused(bad):
-    entry = {"name": "x", "first": 0, "last": 1, "sums_offset": None, "role": CHOOSE,
-             "used_for": "y"} | bad
+    entry = {
+        "name": "x",
+        "first": 0,
+        "last": 1,
+        "sums_offset": None,
+        "role": CHOOSE,
+        "used_for": "y",
+    } | bad
     with pytest.raises(ValueError):
         Seeds(**entry)
 

@@ -9,11 +9,11 @@ import pytest
 import torch
 from torch import nn
 
-from recur.deq import state_changes
-from recur.experiments import chain_experiment
-from recur.fixedpoint import fixed_point
-from recur.shared import LocalCell, Unroll
-from recur.tasks import random_batch
+from recur.chapters.ch2_shared_update import chain_experiment
+from recur.chapters.ch7_fixed_points import state_changes
+from recur.core.tasks import random_batch
+from recur.models.cell import LocalCell, Unroll
+from recur.models.fixedpoint import fixed_point
 
 
 class Doubling(LocalCell):
@@ -42,8 +42,15 @@ def test_anderson_reports_the_applications_it_made(max_iter):
         return z + x
 
     with torch.no_grad():
-        _, info = fixed_point(f, torch.ones(2, 3), torch.zeros(2, 3), tol=1e-12,
-                              max_iter=max_iter, method="anderson", on_fail="report")
+        _, info = fixed_point(
+            f,
+            torch.ones(2, 3),
+            torch.zeros(2, 3),
+            tol=1e-12,
+            max_iter=max_iter,
+            method="anderson",
+            on_fail="report",
+        )
     assert info.n_iter == len(calls) == max_iter
     assert not info.converged
 
@@ -56,8 +63,15 @@ def test_anderson_count_when_it_converges():
         return 0.5 * z + x
 
     with torch.no_grad():
-        z, info = fixed_point(f, torch.ones(1, 4), torch.zeros(1, 4), tol=1e-8,
-                              max_iter=50, method="anderson", on_fail="raise")
+        z, info = fixed_point(
+            f,
+            torch.ones(1, 4),
+            torch.zeros(1, 4),
+            tol=1e-8,
+            max_iter=50,
+            method="anderson",
+            on_fail="raise",
+        )
     assert info.converged and info.n_iter == len(calls)
     torch.testing.assert_close(z, 2 * torch.ones(1, 4))
 

@@ -1,4 +1,4 @@
-"""recur.show's helpers for the prose and the Performance page."""
+"""recur.views.text's helpers for the prose and the Performance page."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from recur.show import read_bench, small_number
+from recur.views.bench_view import read_bench
+from recur.views.text import small_number
 
 
 def test_read_bench_returns_the_machine_and_the_rows(tmp_path):
@@ -35,7 +36,7 @@ def test_small_numbers_for_the_prose():
 def test_device_table_and_the_first_batch_where_the_gpu_wins():
     import pandas as pd
 
-    from recur.show import device_table, first_gpu_win
+    from recur.views.bench_view import device_table, first_gpu_win
 
     rows = [("m", 64, "cpu", 1.0), ("m", 64, "cuda", 2.0), ("m", 256, "cpu", 4.0),
             ("m", 256, "cuda", 2.5), ("m", 1024, "cpu", 16.0),
@@ -51,7 +52,7 @@ def test_device_table_and_the_first_batch_where_the_gpu_wins():
 
 
 def test_chapter_range_by_hand():
-    from recur.show import chapter_range
+    from recur.views.bench_view import chapter_range
 
     bench = pd.DataFrame(
         {"name": ["chapter_seconds_01_a", "chapter_seconds_06_act_ut",
@@ -72,9 +73,9 @@ def test_the_library_imports_without_ipython():
 
     code = (
         "import sys; sys.modules['IPython'] = None; sys.modules['ipywidgets'] = None\n"
-        "import recur, recur.plots_carry, recur.plots_exact, recur.plots_halting, "
-        "recur.plots_fixed, recur.train, recur.ut_experiments, recur.seed_study, "
-        "recur.live"
+        "import recur, recur.views.plots_carry, recur.views.plots_exact, "
+        "recur.views.plots_halting, recur.views.plots_fixed, recur.training.loop, "
+        "recur.chapters.ch6_act_ut, recur.studies.seed_study, recur.studies.live"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True
@@ -83,7 +84,7 @@ def test_the_library_imports_without_ipython():
 
 
 def test_count_words_by_hand():
-    from recur.show import count_words
+    from recur.views.text import count_words
 
     assert count_words(14, 13) == "more than"
     assert count_words(12, 13) == "fewer than"
@@ -91,7 +92,7 @@ def test_count_words_by_hand():
 
 
 def test_how_many_by_hand():
-    from recur.show import how_many
+    from recur.views.text import how_many
 
     assert how_many(0, "seed") == "no seed"
     assert how_many(1, "seed") == "1 seed"  # "1 seeds met it" was on the page
@@ -103,7 +104,7 @@ def test_how_many_by_hand():
 def test_reading_minutes_by_hand(tmp_path):
     import json
 
-    from recur.show import reading_minutes
+    from recur.views.text import reading_minutes
 
     def page(words: int):
         cells = [{"cell_type": "markdown", "source": ["w " * words]},

@@ -68,7 +68,7 @@ def test_chapter_7_tables_have_the_columns_their_writer_writes():
 
 
 def test_the_live_seeds_table_has_the_columns_its_writer_writes():
-    from recur.live import live_seed_runs
+    from recur.studies.live import live_seed_runs
 
     tiny = {"n_steps": 2, "eval_every": 1, "eval_size": 50}
     fresh = live_seed_runs(seeds=[0], n_sums=2, n_bits=1024, **tiny)

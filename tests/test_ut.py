@@ -10,20 +10,19 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recur import ut
-from recur.tasks import random_batch
-from recur.train import TrainConfig, train
-from recur.ut import (
+from recur.core.tasks import random_batch
+from recur.models import attention
+from recur.models.attention import (
     MAX_OFFSET,
-    UniversalTransformer,
     banded_attention,
     count_parameters,
-    holding,
-    in_a_ring,
     local_mask,
     sinusoid,
 )
-from recur.ut_experiments import act_runs, tau_sweep
+from recur.models.ut import UniversalTransformer, holding, in_a_ring
+from recur.studies.sweeps import act_runs, tau_sweep
+from recur.training.config import TrainConfig
+from recur.training.loop import train
 
 
 def test_local_mask_lets_each_position_see_itself_and_the_window_below():
@@ -318,9 +317,9 @@ def test_the_window_of_one_is_the_unfolded_window_bit_for_bit(
     generator = torch.Generator().manual_seed(seed)
     q, k, v = scale * torch.randn(3, batch, n, heads, 8, generator=generator)
     bias = torch.randn(heads, 2, generator=generator)
-    below = ut._below_zero(k, v, 1, ring)  # (B, 1, H, d_h) each
-    fast = _slots_and_gradients(ut.two_slots, q, k, v, below, bias, ring)
-    general = _slots_and_gradients(ut.unfolded_slots, q, k, v, below, bias, ring)
+    below = attention._below_zero(k, v, 1, ring)  # (B, 1, H, d_h) each
+    fast = _slots_and_gradients(attention.two_slots, q, k, v, below, bias, ring)
+    general = _slots_and_gradients(attention.unfolded_slots, q, k, v, below, bias, ring)
     for a, b in zip(fast, general, strict=True):
         assert torch.equal(a, b)
 
@@ -451,15 +450,15 @@ def test_a_ring_refuses_what_cannot_be_one():
 
 def test_cached_masks_and_tables_come_back_as_copies():
     """Changing what one call returned must not change what the next one gets."""
-    from recur.ut import _position_table
+    from recur.models.attention import position_table
 
     mask = local_mask(6, window=1)
     mask.fill_(True)
     assert not local_mask(6, window=1).all()
-    table = _position_table(6, 8)
+    table = position_table(6, 8)
     want = table.clone()
     table.zero_()
-    assert torch.equal(_position_table(6, 8), want)
+    assert torch.equal(position_table(6, 8), want)
 
 
 def test_the_recipes_do_not_share_their_option_dicts():
@@ -467,7 +466,7 @@ def test_the_recipes_do_not_share_their_option_dicts():
     import importlib.util
     from pathlib import Path
 
-    from recur.ut_experiments import BOOK_ACT, TUNED_ACT
+    from recur.chapters.ch6_act_ut import BOOK_ACT, TUNED_ACT
 
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "act_studies.py"
     spec = importlib.util.spec_from_file_location("act_studies", path)

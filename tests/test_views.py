@@ -10,10 +10,11 @@ import pytest
 
 matplotlib.use("Agg")
 
-from recur.carry import chain_growth, parallel_add  # noqa: E402
-from recur.palette import COLORS, MEANING  # noqa: E402
-from recur.plots_carry import draw_round, plot_chain_growth, trace_player  # noqa: E402
-from recur.widgets import MAX_BITS, carry_explorer, round_html  # noqa: E402
+from recur.core.carry import chain_growth, parallel_add
+from recur.views import explorers
+from recur.views.palette import COLORS, MEANING
+from recur.views.plots_carry import draw_round, plot_chain_growth, trace_player
+from recur.views.widgets import MAX_BITS, carry_explorer, round_html
 
 
 def test_a_round_draws_every_cell():
@@ -70,18 +71,18 @@ def _parts(view):
 def test_the_static_page_shows_read_only_fields_that_say_why(monkeypatch):
     """Built for the static book (no kernel), a field that cannot compute must not
     look as if it could; run in Jupyter, it takes typing."""
-    from recur.widgets import _explorer
+    from recur.views.widgets import tabbed_explorer
 
     def build(a, b):
         return "note", [("round 0", "page")]
 
     monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
-    view = _explorer("01", "10", build)
+    view = tabbed_explorer("01", "10", build)
     text_a, text_b, message, tabs = _parts(view)
     assert text_a.disabled and text_b.disabled
     assert "static page" in view.children[1].value
     monkeypatch.delenv("RECUR_STATIC_PAGE")
-    view = _explorer("01", "10", build)
+    view = tabbed_explorer("01", "10", build)
     assert not any(field.disabled for field in _parts(view)[:2])
     assert len(view.children) == 3
 
@@ -121,7 +122,7 @@ def test_explorer_updates_and_reports_bad_input():
 def test_readable_tables_show_percent_and_rounded_numbers():
     import pandas as pd
 
-    from recur.show import readable
+    from recur.views.text import readable
 
     exact = [0.996, 1.0, 0.9996, 0.8719, 0.07]
     seconds = [46.177867, float("nan"), 1, 2, -0.0004]
@@ -136,7 +137,7 @@ def test_readable_tables_show_percent_and_rounded_numbers():
 def test_training_table_shows_percent_pairs_and_seconds():
     import pandas as pd
 
-    from recur.train import TrainResult
+    from recur.training.config import TrainResult
 
     history = pd.DataFrame(
         {"step": [50, 100], "loss": [0.12345, 0.01], "exact": [0.5, 0.9973],
@@ -150,7 +151,7 @@ def test_training_table_shows_percent_pairs_and_seconds():
 def test_a_long_training_table_is_thinned_to_evenly_spaced_checks():
     import pandas as pd
 
-    from recur.train import TrainResult
+    from recur.training.config import TrainResult
 
     steps = list(range(100, 2100, 100))  # 20 checks
     history = pd.DataFrame(
@@ -165,7 +166,7 @@ def test_a_long_training_table_is_thinned_to_evenly_spaced_checks():
 def test_halting_player_leaves_the_callers_array_alone():
     import numpy as np
 
-    from recur.plots_halting import halting_player
+    from recur.views.plots_halting import halting_player
 
     h = np.array([0.1, 0.3, 0.0, 0.5])
     halting_player(h, step=3, values=[0.2, 0.9])
@@ -175,7 +176,7 @@ def test_halting_player_leaves_the_callers_array_alone():
 def test_readable_reads_the_top_level_of_two_level_columns():
     import pandas as pd
 
-    from recur.show import readable
+    from recur.views.text import readable
 
     table = pd.DataFrame({("exact", 8): [0.9995], ("steps", 8): [1.234]})
     out = readable(table, percent=("exact",))
@@ -186,7 +187,7 @@ def test_readable_reads_the_top_level_of_two_level_columns():
 def test_length_study_draws_every_variant_in_its_own_colour():
     import pandas as pd
 
-    from recur.plots_exact import plot_length_study
+    from recur.views.plots_exact import plot_length_study
 
     rows = [
         {"variant": f"v{k}", "seed": 0, "bits": bits, "exact": 0.5}
@@ -202,7 +203,7 @@ def test_length_study_draws_every_variant_in_its_own_colour():
 def test_length_study_panels_and_reference():
     import pandas as pd
 
-    from recur.plots_exact import plot_length_study
+    from recur.views.plots_exact import plot_length_study
 
     rows = [
         {"variant": v, "seed": s, "bits": b, "exact": 0.5, "exact, long chains": 0.25}
@@ -225,7 +226,7 @@ def test_length_study_panels_and_reference():
 def test_waiting_plot_sums_the_means():
     import pandas as pd
 
-    from recur.plots_halting import plot_waiting_halting
+    from recur.views.plots_halting import plot_waiting_halting
 
     table = pd.DataFrame(
         {"mean h while waiting": [0.1, 0.2, 0.4], "waiting positions": [5, 4, 1]},
@@ -241,7 +242,7 @@ def test_ponder_plot_draws_the_least_squares_lines():
     """The caption promises fitted lines: one dashed line per model, through the fit."""
     import pandas as pd
 
-    from recur.plots_halting import plot_ponder_vs_distance
+    from recur.views.plots_halting import plot_ponder_vs_distance
 
     table = pd.DataFrame(
         {"mean": [1.0, 1.0, 2.0], "std": [0.0, 0.1, 0.2], "count": [5, 4, 3]},
@@ -257,7 +258,7 @@ def test_ponder_plot_draws_the_least_squares_lines():
 def test_machine_diagrams_draw_one_node_per_position_and_round():
     from matplotlib.patches import Circle
 
-    from recur.diagrams import draw_act_ut, draw_local_cell, draw_ut_unrolled
+    from recur.views.diagrams import draw_act_ut, draw_local_cell, draw_ut_unrolled
 
     def circles(fig):
         return [p for p in fig.axes[0].patches if isinstance(p, Circle)]
@@ -280,7 +281,7 @@ def test_machine_diagrams_draw_one_node_per_position_and_round():
 def test_rounds_by_width_marks_each_longest_chain():
     import pandas as pd
 
-    from recur.plots_exact import plot_rounds_by_width
+    from recur.views.plots_exact import plot_rounds_by_width
 
     curves = pd.DataFrame(
         {
@@ -302,7 +303,7 @@ def test_round_axes_have_integer_ticks():
     """Rounds are integers, so are the ticks of a round axis."""
     import pandas as pd
 
-    from recur.plots_exact import plot_accuracy_by_round
+    from recur.views.plots_exact import plot_accuracy_by_round
 
     table = pd.DataFrame(
         {"exact rule": [0.5] * 18, "learned": [0.5] * 18},
@@ -326,8 +327,8 @@ def test_exact_match_axes_are_never_zoomed():
     exact-match axis spans 0 to 1, even when every value is near 1."""
     import pandas as pd
 
-    from recur.plots_exact import plot_accuracy_by_round, plot_rounds_table
-    from recur.plots_halting import plot_tau_sweep
+    from recur.views.plots_exact import plot_accuracy_by_round, plot_rounds_table
+    from recur.views.plots_halting import plot_tau_sweep
 
     table = pd.DataFrame(
         {"exact rule": [0.98, 0.99, 1.0], "learned": [0.97, 0.99, 1.0]},
@@ -348,7 +349,7 @@ def test_exact_match_axes_are_never_zoomed():
 
 
 def test_every_colour_has_a_meaning_and_a_legend():
-    from recur.palette import legend_html
+    from recur.views.palette import legend_html
 
     assert set(MEANING) == set(COLORS)
     html = legend_html(tuple(COLORS))
@@ -361,9 +362,9 @@ def test_the_diagrams_keep_purple_for_the_longest_chain():
     """No diagram draws in a purple: that colour means the longest carry chain."""
     from matplotlib.colors import to_rgb
 
-    from recur import diagrams
-
     purples = {to_rgb(COLORS["chain"]), to_rgb("#8e44ad")}
+    from recur.views import diagrams
+
     for name in [n for n in dir(diagrams) if n.startswith("draw_")]:
         fig = getattr(diagrams, name)()
         colours = {to_rgb(t.get_color()) for ax in fig.axes for t in ax.texts}
@@ -371,7 +372,8 @@ def test_the_diagrams_keep_purple_for_the_longest_chain():
 
 
 def test_with_colors_gives_each_group_its_own_colour():
-    from recur.style import PALETTE, with_colors
+    from recur.views.palette import PALETTE
+    from recur.views.style import with_colors
 
     many = with_colors(range(len(PALETTE) + 3))  # more groups than the palette
     assert [g for _, g in many] == list(range(len(PALETTE) + 3))
@@ -381,7 +383,7 @@ def test_with_colors_gives_each_group_its_own_colour():
 def test_limit_cases_are_worded_not_printed_as_zeros():
     """Words at a limit: "exceed d by at most 0.00", "steps ≈ 1.00 · d + 0.00" and
     "at least 100.0%" read oddly; each limit gets words (expected texts by hand)."""
-    from recur.show import fit_words, margin_words, share_words
+    from recur.views.text import fit_words, margin_words, share_words
 
     assert share_words(1.0, "every one", "{} of them") == "every one"
     assert share_words(0.9996, "every one", "{} of them") == "at least 99.9% of them"
@@ -401,7 +403,7 @@ def test_the_halting_player_keeps_the_running_sum_in_view_and_names_h():
     plot, and the frame did not say which h_3 it shows."""
     import matplotlib.pyplot as plt
 
-    from recur.plots_halting import draw_halting
+    from recur.views.plots_halting import draw_halting
 
     fig, ax = plt.subplots()
     draw_halting([0.1, 0.3, 1.0, 0.5], 0.01, ax, vary=3)
@@ -416,7 +418,7 @@ def test_a_figure_wider_than_the_column_gets_larger_letters():
     labels 14.7 pt), and a figure that fits is left alone."""
     import matplotlib.pyplot as plt
 
-    from recur.style import finish
+    from recur.views.style import finish
 
     with plt.rc_context({"xtick.labelsize": 10, "ytick.labelsize": 10}):
         wide, ax = plt.subplots(figsize=(10, 3))
@@ -432,7 +434,7 @@ def test_a_figure_wider_than_the_column_gets_larger_letters():
 
 
 def test_chapter_seconds_reads_the_chapters_row(tmp_path):
-    from recur.show import chapter_seconds
+    from recur.views.bench_view import chapter_seconds
 
     bench = tmp_path / "bench.jsonl"
     bench.write_text(
@@ -452,7 +454,7 @@ def test_series_that_coincide_stay_visible_and_the_legend_covers_no_data():
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from recur.plots_exact import plot_length_study
+    from recur.views.plots_exact import plot_length_study
 
     rows = [(v, s, b, 1.0) for v in ("a", "b", "c") for s in (0, 1) for b in (8, 64)]
     table = pd.DataFrame(rows, columns=["variant", "seed", "bits", "exact"])
@@ -466,7 +468,7 @@ def test_series_that_coincide_stay_visible_and_the_legend_covers_no_data():
 
 
 def test_the_static_halting_explorer_is_left_to_the_browser(monkeypatch):
-    from recur.widgets import halting_explorer
+    from recur.views.widgets import halting_explorer
 
     monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
     page = halting_explorer([0.1, 0.3], eps=0.05).data
@@ -492,7 +494,7 @@ class _ScriptedAct(__import__("torch").nn.Module):
     def forward(self, bits, n_rounds):
         import torch
 
-        from recur.shared import Unroll
+        from recur.models.cell import Unroll
 
         logits = torch.tensor([[1.0 if c == "1" else -1.0 for c in self.readout[::-1]]])
         rounds = max(self.steps)
@@ -505,7 +507,7 @@ def test_the_act_explorer_counts_positions_that_stopped_before_their_carry():
     """0111 + 0001 (LSB first a = 1110, b = 1000; the top position is the carry out):
     by hand, the carry into positions 0-4 can be known after 1, 1, 2, 3 and 1 rounds.
     Position 2 stops after 1 step and position 3 after 3: one stopped too soon."""
-    from recur.widgets import act_explorer
+    from recur.views.explorers import act_explorer
 
     model = _ScriptedAct("01000", [1, 1, 1, 3, 2])
     text_a, text_b, message, tabs = _parts(act_explorer(model, "0111", "0001"))
@@ -529,8 +531,8 @@ def test_the_act_explorer_counts_positions_that_stopped_before_their_carry():
 
 
 def test_the_deq_explorer_reports_the_solve_and_the_chain():
-    from recur.fixedpoint import Solve
-    from recur.widgets import deq_explorer
+    from recur.models.fixedpoint import Solve
+    from recur.views.explorers import deq_explorer
 
     class Scripted(_ScriptedAct):
         def forward(self, bits, n_rounds):
@@ -550,21 +552,20 @@ def test_the_static_model_explorers_write_their_model_next_to_the_page(
 ):
     """In the static page the model explorers are elements for explorers.js, and the
     model goes to _extra/_static/models/ (from book/, where the chapters run)."""
-    from recur import widgets
-    from recur.shared import LocalCell
+    from recur.models.cell import LocalCell
 
     name, css, limit = {
-        "learned": ("ch2_cell", "cell-explorer", widgets.PAGE_MAX_BITS["cell"]),
-        "act": ("ch6_act", "act-explorer", widgets.PAGE_MAX_BITS["act"]),
-        "deq": ("ch7_deq", "deq-explorer", widgets.PAGE_MAX_BITS["deq"]),
+        "learned": ("ch2_cell", "cell-explorer", explorers.PAGE_MAX_BITS["cell"]),
+        "act": ("ch6_act", "act-explorer", explorers.PAGE_MAX_BITS["act"]),
+        "deq": ("ch7_deq", "deq-explorer", explorers.PAGE_MAX_BITS["deq"]),
     }[kind]
     monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(
-        "recur.export.write_model_script", lambda m, n: written.append(n)
+        "recur.views.explorers.write_model_script", lambda m, n: written.append(n)
     )
     written: list[str] = []
-    explorer = getattr(widgets, f"{kind}_explorer")
+    explorer = getattr(explorers, f"{kind}_explorer")
     page = explorer(LocalCell(), "0111", "0001").data
     assert f'class="{css}"' in page and f'data-model="{name}"' in page
     assert 'data-a="0111"' in page and f'data-max-bits="{limit}"' in page
@@ -579,8 +580,8 @@ def test_the_static_model_explorers_write_their_model_next_to_the_page(
 def test_seed_spread_draws_each_seed_and_marks_the_misses():
     import pandas as pd
 
-    from recur.plots_seeds import plot_seed_spread
-    from recur.style import PALETTE
+    from recur.views.palette import PALETTE
+    from recur.views.plots_seeds import plot_seed_spread
 
     rows = [  # recipe, seed, exact, long chains, no-carry waits, success
         ("A", 0, 1.0, 1.0, 1.0, True), ("A", 1, 0.98, 1.0, 0.5, False),
@@ -618,7 +619,7 @@ def test_no_letter_of_a_figure_is_under_12_px_on_screen():
     at 1280 px. Every text is raised to 12 px on screen; larger ones keep their size."""
     import matplotlib.pyplot as plt
 
-    from recur.style import finish, px_per_point, smallest_text_px
+    from recur.views.style import finish, px_per_point, smallest_text_px
 
     fig, ax = plt.subplots(figsize=(12, 3))
     ax.plot([0, 1], [0, 1], label="line")

@@ -1,10 +1,10 @@
 // One More Round, Chapter 1 in the static page: the parallel-carry rule in JavaScript,
 // so that a reader of the HTML book can type two numbers with no Python behind the page
-//. Each function names the Python function of recur/carry.py (or
-// recur/widgets.py) it mirrors; the browser tests check them against the library.
+//. Each function names the Python function of recur/core/carry.py (or
+// recur/views/widgets.py) it mirrors; the browser tests check them against the library.
 "use strict";
 
-// recur.carry.check_bits: a non-empty string of 0s and 1s, else an Error that says why.
+// recur.core.carry.check_bits: a non-empty string of 0s and 1s, else an Error that says why.
 function checkBits(s, name) {
   s = s.trim();
   if (!s) throw new Error(`${name} is empty; type at least one binary digit`);
@@ -16,7 +16,7 @@ function checkBits(s, name) {
   return s;
 }
 
-// recur.carry.pad_pair: both checked, the shorter left-padded with zeros.
+// recur.core.carry.pad_pair: both checked, the shorter left-padded with zeros.
 function padPair(a, b) {
   a = checkBits(a, "a");
   b = checkBits(b, "b");
@@ -24,7 +24,7 @@ function padPair(a, b) {
   return [a.padStart(width, "0"), b.padStart(width, "0")];
 }
 
-// recur.carry.parallel_add: every round of the rule, until the carries repeat.
+// recur.core.carry.parallel_add: every round of the rule, until the carries repeat.
 // carries[r][i] is the carry into bit i after r rounds (bit 0 first; index n: out).
 function parallelAdd(a, b) {
   [a, b] = padPair(a, b);
@@ -33,7 +33,7 @@ function parallelAdd(a, b) {
   let carry = new Array(n + 1).fill(0); // all carries 0 before round 1
   const carries = [carry];
   for (;;) {
-    const next = new Array(n + 1).fill(0); // recur.carry.step
+    const next = new Array(n + 1).fill(0); // recur.core.carry.step
     for (let i = 0; i < n; i++) {
       const gen = bit(a, i) & bit(b, i);
       const prop = bit(a, i) ^ bit(b, i);
@@ -74,7 +74,7 @@ function result(trace) {
   return (out ? "1" : "") + readout(trace, r);
 }
 
-// recur.carry.longest_chain_span: [low, high] bit positions of the longest chain.
+// recur.core.carry.longest_chain_span: [low, high] bit positions of the longest chain.
 function longestChainSpan(trace) {
   const n = trace.a.length;
   let best = null;
@@ -90,9 +90,9 @@ function longestChainSpan(trace) {
   return best;
 }
 
-// recur.carry.wait_rounds on bits least significant first (the carry-out position
+// recur.core.carry.wait_rounds on bits least significant first (the carry-out position
 // included): the rounds before a rule that reads one bit below per round can know the
-// carry into each position, at least 1 (recur.ut_experiments.batch_wait_rounds).
+// carry into each position, at least 1 (recur.chapters.ch6_measures.batch_wait_rounds).
 function waitRounds(bitsA, bitsB) {
   const wait = new Int32Array(bitsA.length);
   let lastStop = -1; // the highest position below i whose bits do not propagate
@@ -103,7 +103,7 @@ function waitRounds(bitsA, bitsB) {
   return wait;
 }
 
-// recur.widgets.round_html: the state after r rounds as a table.
+// recur.views.widgets.round_html: the state after r rounds as a table.
 function roundTable(trace, r, colors, cell) {
   const n = trace.a.length;
   const truth = trueSum(trace);
@@ -138,10 +138,10 @@ function roundTable(trace, r, colors, cell) {
     `longest chain: ${longest}</p>`;
 }
 
-// recur.widgets.carry_explorer, for the static page: two fields, a message, round tabs.
+// recur.views.widgets.carry_explorer, for the static page: two fields, a message, round tabs.
 function mountCarryExplorer(root) {
   const colors = JSON.parse(root.dataset.colors);
-  const cell = root.dataset.cell; // recur.widgets.CELL: one style for both explorers
+  const cell = root.dataset.cell; // recur.views.widgets.CELL: one style for both explorers
   const maxBits = Number(root.dataset.maxBits);
   root.innerHTML =
     "<label>a <input type='text' class='carry-a'></label> " +

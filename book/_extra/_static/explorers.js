@@ -1,6 +1,6 @@
 // One More Round in the static page: the explorers of Chapters 2 and 6, computed in the
 // reader's browser by models.js with the weights the build trained. Each
-// mirrors a view of recur/widgets.py; bad input gets a message in the widget, and the
+// mirrors a view of recur/views/widgets.py; bad input gets a message in the widget, and the
 // widget keeps working.
 "use strict";
 
@@ -30,7 +30,7 @@ function warning(box, text) {
   box.appendChild(warn);
 }
 
-// The fields and message line of recur.widgets._explorer, plus a round slider.
+// The fields and message line of recur.views.widgets._explorer, plus a round slider.
 function explorerParts(root) {
   root.innerHTML =
     "<label>a <input type='text' class='explore-a' size='24'></label> " +
@@ -47,7 +47,7 @@ function explorerParts(root) {
     roundValue: part("round-value"), view: part("view") };
 }
 
-// Pairs checked as in recur.carry.pad_pair, with the width limit of this explorer and a
+// Pairs checked as in recur.core.carry.pad_pair, with the width limit of this explorer and a
 // note when one was padded.
 function checkedPair(a, b, maxBits) {
   const [padA, padB] = padPair(a, b);
@@ -79,7 +79,7 @@ function bitRow(name, text, truth, colors) {
     `<td style="font-family:monospace;word-break:break-all">${spans}</td></tr>`;
 }
 
-// recur.widgets._learned_verdict: when the learned readout is first right, and whether
+// recur.views.explorers._learned_verdict: when the learned readout is first right, and whether
 // it stays right to the end.
 function learnedVerdict(readouts, truth) {
   const right = readouts.map((text, r) => (text === truth ? r + 1 : 0)).filter((r) => r);
@@ -89,7 +89,7 @@ function learnedVerdict(readouts, truth) {
   return `is first right after ${rounds(right[0])}` + (stays ? " and stays right" : "");
 }
 
-// The loop every model explorer shares (recur.widgets._explorer's update): check the
+// The loop every model explorer shares (recur.views.widgets._explorer's update): check the
 // typed pair (bad input: a message, and the last good sum stays), time the model's own
 // run(pair), then describe(pair, out) gives the message's first part and the rounds for
 // the slider (0: no slider); draw(round) shows one round.
@@ -122,7 +122,7 @@ function runExplorer(root, ui, run, describe, draw) {
   update();
 }
 
-// recur.widgets.learned_explorer in the page: Chapter 2's trained cell, round by round
+// recur.views.explorers.learned_explorer in the page: Chapter 2's trained cell, round by round
 // for 2 (n + 1) rounds, beside the exact rule of Chapter 1.
 function mountCellExplorer(root, spec) {
   const colors = JSON.parse(root.dataset.colors);
@@ -183,7 +183,7 @@ function actRoundTable(shown, r, colors, cellStyle) {
     cells("true sum", (i) => plain(sums[i])) + "</table>";
 }
 
-// recur.widgets.act_explorer in the page: Chapter 6's ACT Universal Transformer on a
+// recur.views.explorers.act_explorer in the page: Chapter 6's ACT Universal Transformer on a
 // typed sum, with a cap of 2 (n + 1) rounds.
 function mountActExplorer(root, spec) {
   const colors = JSON.parse(root.dataset.colors);
@@ -209,7 +209,7 @@ function mountActExplorer(root, spec) {
   runExplorer(root, ui, run, describe, draw);
 }
 
-// recur.widgets.deq_explorer in the page: Chapter 7's DEQ cell iterates from zeros
+// recur.views.explorers.deq_explorer in the page: Chapter 7's DEQ cell iterates from zeros
 // until its state stops moving (cap 2 (n + 1)); the readout at that fixed point.
 function mountDeqExplorer(root, spec) {
   const colors = JSON.parse(root.dataset.colors);

@@ -1,10 +1,10 @@
 // One More Round, Chapter 5 in the static page: ACT's halting arithmetic in JavaScript,
 // so that the halting explorer works with no Python behind the page. Each
 // function names the Python function it mirrors; the browser tests check them against
-// recur.act.halting_weights.
+// recur.models.act.halting_weights.
 "use strict";
 
-// recur.act.halting_weights: Graves (2016), Eqs. 6-8, for one position's h_1..h_M.
+// recur.models.act.halting_weights: Graves (2016), Eqs. 6-8, for one position's h_1..h_M.
 function haltingWeights(h, eps) {
   if (!h.length) throw new Error("h needs at least one step");
   if (!(eps > 0 && eps < 1)) throw new Error(`eps must be in (0, 1), got ${eps}`);
@@ -21,7 +21,7 @@ function haltingWeights(h, eps) {
   return { weights, nSteps: last + 1, remainder };
 }
 
-// recur.widgets.halting_explorer: sliders for h_1..h_M and epsilon; N, R, the weights
+// recur.views.widgets.halting_explorer: sliders for h_1..h_M and epsilon; N, R, the weights
 // and the ponder cost N + R (Eq. 10), with the weights drawn as bars.
 function mountHaltingExplorer(root) {
   const h = JSON.parse(root.dataset.h);

@@ -1,13 +1,13 @@
 // One More Round in the static page: the models trained while the book was built, run
 // in the reader's browser. The weights come from _static/models/NAME.js
-// (recur.export.write_model_script); each function below names the PyTorch code it
+// (recur.views.export.write_model_script); each function below names the PyTorch code it
 // mirrors, and the browser tests check them against it on the same weights. States are
 // Float64Arrays of (positions x width), row-major; bits are least significant first,
-// with the carry-out position on top (recur.tasks).
+// with the carry-out position on top (recur.core.tasks).
 "use strict";
 window.OneMoreRound = window.OneMoreRound || { models: {} };
 
-// recur.export._unpacked: a packed weight (little-endian float32) -> its values, held
+// recur.views.export._unpacked: a packed weight (little-endian float32) -> its values, held
 // as float64 (exactly the same numbers; the arithmetic below is float64 throughout).
 function unpackWeight(packed) {
   const raw = atob(packed.data);
@@ -48,7 +48,7 @@ function layerNorm(x, at, d, gain, bias, eps = 1e-5) {
   for (let k = 0; k < d; k++) x[at + k] = (x[at + k] - mean) * scale * gain[k] + bias[k];
 }
 
-// recur.tasks.batch_from_strings for one pair: a and b checked and padded (carry.js),
+// recur.core.tasks.batch_from_strings for one pair: a and b checked and padded (carry.js),
 // as bits LSB first with a 0 + 0 position on top for the carry out.
 function additionBits(a, b) {
   [a, b] = padPair(a, b);
@@ -139,7 +139,7 @@ function linearRows(wr, br, state, n, d, out) {
   for (let i = 0; i < n; i++) linear(wr, br, state, i * d, d, out, i, 1);
 }
 
-// LocalCell.forward (recur.experiments.learned_readouts): the readout bits after rounds
+// LocalCell.forward (recur.chapters.ch2_shared_update.learned_readouts): the readout bits after rounds
 // 1..nRounds, each a Uint8Array (LSB first, carry out on top).
 function cellReadouts(spec, a, b, nRounds) {
   if (!(nRounds >= 1)) throw new Error(`n_rounds must be >= 1, got ${nRounds}`);
@@ -166,7 +166,7 @@ function cellReadouts(spec, a, b, nRounds) {
 
 // ------------------------------------------------------------- Chapter 7's DEQ cell
 
-// recur.fixedpoint._relative_residual for one example: |f(z) - z| / (|f(z)| + 1e-12).
+// recur.models.fixedpoint._relative_residual for one example: |f(z) - z| / (|f(z)| + 1e-12).
 function relativeResidual(fz, z) {
   let step = 0;
   let size = 0;
@@ -177,7 +177,7 @@ function relativeResidual(fz, z) {
   return Math.sqrt(step) / (Math.sqrt(size) + 1e-12);
 }
 
-// EquilibriumCell.forward with plain iteration (recur.fixedpoint._iterate): z <- F(z + E)
+// EquilibriumCell.forward with plain iteration (recur.models.fixedpoint._iterate): z <- F(z + E)
 // from zeros until the residual is below tol, at most max(2, cap) times; the readout at
 // the fixed point.
 function deqReadout(spec, a, b, cap) {
@@ -204,7 +204,7 @@ function deqReadout(spec, a, b, cap) {
 
 // ------------------------------------------------------- Chapter 6's ACT Transformer
 
-// recur.ut.banded_attention at position i: query i sees keys i - window .. i (slot j is
+// recur.models.attention.banded_attention at position i: query i sees keys i - window .. i (slot j is
 // key i - window + j, offset window - j), scores q.k / sqrt(d_head) plus the head's
 // learned bias for that offset (UniversalTransformer.window_bias), softmax, values mixed.
 function bandedAttention(w, qkv, i, d, opt, out, scratch) {
@@ -255,7 +255,7 @@ function blockAt(w, x, qkv, i, d, opt, out, scratch) {
   layerNorm(out, 0, d, w["block.norm_out.weight"], w["block.norm_out.bias"]); // Eq. 4
 }
 
-// recur.act.step_weights for one position, in float32 as the library keeps its sums:
+// recur.models.act.step_weights for one position, in float32 as the library keeps its sums:
 // p_r = h_r while it goes on, R = 1 - (h_1 + ... + h_{r-1}) when it halts (Eqs. 6, 8).
 function stepWeight(h, total, threshold, last) {
   const halts = Math.fround(total + h) >= threshold || last;
@@ -271,7 +271,7 @@ function withFloor(real, floor) {
   return bits;
 }
 
-// One round of recur.act.act_loop at every position still running: the block, h_r
+// One round of recur.models.act.act_loop at every position still running: the block, h_r
 // (Eq. 5 of Graves 2016), p_r (Eqs. 6, 8) and the mixed state (Eq. 9); a halted
 // position keeps its state (UT, Section 2.2), and its keys and values stay as they were.
 // Returns h_r per position (NaN where halted), or null once every position has halted.

@@ -1,0 +1,231 @@
+"""Chapter 2: what the learned shared update gets right, round by round and width by
+width, the chain experiment, and the cell variants Chapters 2, 3 and 7 train. Pure
+functions of a model, sizes and seeds; the plots are in :mod:`recur.views`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+
+from recur.core.carry import parallel_add
+from recur.core.tasks import (
+    AdditionBatch,
+    chain_batch,
+    long_chain_batch,
+    random_batch,
+)
+from recur.models.cell import LocalCell
+from recur.models.running import learned_readouts
+from recur.training.config import TrainConfig
+from recur.training.evaluate import evaluate
+from recur.training.loop import train
+
+
+def rule_exact_by_round(batch: AdditionBatch, n_rounds: int) -> torch.Tensor:
+    """Exact match of Chapter 1's rule after rounds 1..R: right once carries arrived."""
+    needed = batch.distance.max(dim=1).values  # (B,) the longest chain of each sum
+    rounds = torch.arange(1, n_rounds + 1)  # (R,)
+    return (needed[None, :] <= rounds[:, None]).float().mean(dim=1)  # (R,)
+
+
+def accuracy_by_round(
+    model: nn.Module, batch: AdditionBatch, n_rounds: int
+) -> pd.DataFrame:
+    """Exact match after every round, for the learned model and for the exact rule."""
+    learned = evaluate(model, batch, n_rounds)
+    return pd.DataFrame(
+        {
+            "learned": learned.exact.numpy(),
+            "exact rule": rule_exact_by_round(batch, n_rounds).numpy(),
+            "learned bit accuracy": learned.bit.numpy(),
+        },
+        index=pd.RangeIndex(1, n_rounds + 1, name="round"),
+    )
+
+
+def running_example_table(
+    models: dict[str, nn.Module], a: str, b: str, rounds: list[int]
+) -> pd.DataFrame:
+    """One sum through the exact rule and each model: the readout (MSB first, carry-out
+    bit included) after each of ``rounds``, marked ✓ where it is the true sum."""
+    if not rounds or min(rounds) < 1:
+        raise ValueError(f"rounds must be a non-empty list of rounds >= 1: {rounds}")
+    n_rounds = max(rounds)
+    rule = parallel_add(a, b, n_rounds)
+    truth = rule.true_sum
+    columns = {"exact rule": [str(rule.carry_out(r)) + rule.readout(r) for r in rounds]}
+    for name, model in models.items():
+        readouts = learned_readouts(model, rule.a, rule.b, n_rounds)  # rounds 1..R
+        columns[name] = [readouts[r - 1] for r in rounds]
+    table = pd.DataFrame(columns, index=pd.Index(rounds, name="after round"))
+    return table.map(lambda bits: f"{bits} {'✓' if bits == truth else '✗'}")
+
+
+def first_right_round(table: pd.DataFrame) -> dict[str, int | None]:
+    """For each column of :func:`running_example_table`, the first listed round from
+    which every listed readout is right (``None`` if the last one is wrong)."""
+    first = {}
+    for name, column in table.items():
+        right = column.str.endswith("✓").to_numpy()  # (rounds,)
+        wrong = np.flatnonzero(~right)
+        last_wrong = wrong[-1] + 1 if len(wrong) else 0
+        first[name] = None if last_wrong == len(right) else int(table.index[last_wrong])
+    return first
+
+
+def exact_by_round_and_width(
+    model: nn.Module, sizes: dict[int, int], seed: int = 0
+) -> tuple[pd.DataFrame, dict[int, int]]:
+    """Exact match after every round 1 .. n + 1 on random ``n``-bit sums (``sizes``:
+    width -> number of sums, seeded ``seed + n``): a long table (bits, round, exact),
+    and the longest carry chain in each width's sample."""
+    frames, longest = [], {}
+    for n_bits, n_sums in sizes.items():
+        batch = random_batch(n_sums, n_bits, seed=seed + n_bits)
+        acc = evaluate(model, batch, n_bits + 1).exact  # (n + 1,)
+        rounds = np.arange(1, n_bits + 2)
+        frames.append(pd.DataFrame({"bits": n_bits, "round": rounds, "exact": acc}))
+        longest[n_bits] = int(batch.distance.max())
+    return pd.concat(frames, ignore_index=True), longest
+
+
+def length_generalization(
+    model: nn.Module, sizes: dict[int, int], rounds: dict[str, float], seed: int = 0
+) -> pd.DataFrame:
+    """Exact match on random ``n``-bit sums (``sizes``: width -> number of sums), after
+    ``factor * (n + 1)`` rounds (at most n + 1) for each named factor in ``rounds``."""
+    curves, longest = exact_by_round_and_width(model, sizes, seed)
+    return length_table(curves, longest, sizes, rounds)
+
+
+def length_table(
+    curves: pd.DataFrame,
+    longest: dict[int, int],
+    sizes: dict[int, int],
+    rounds: dict[str, float],
+) -> pd.DataFrame:
+    """The :func:`length_generalization` table, read off curves already measured."""
+    rows = []
+    for n_bits, n_sums in sizes.items():
+        exact = curves[curves["bits"] == n_bits].set_index("round")["exact"]
+        row = {"bits": n_bits, "sums": n_sums, "longest chain": longest[n_bits]}
+        for name, f in rounds.items():
+            r = min(n_bits + 1, max(1, round(f * (n_bits + 1))))
+            row |= {f"rounds: {name}": r, f"exact: {name}": float(exact[r])}
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("bits")
+
+
+def exact_by_width(
+    model: nn.Module,
+    widths: list[int],
+    n_sums: int,
+    n_rounds: Callable[[int], int],
+    seed: int = 0,
+    long_chains: int = 0,
+) -> pd.DataFrame:
+    """Exact match of a fixed-round model after ``n_rounds(n)`` rounds on ``n_sums``
+    random n-bit sums (seeded ``seed + n``) and, with ``long_chains``, on that many sums
+    whose chains span most of the width: the same sums ``act_length_table`` draws."""
+    rows = []
+    for n_bits in widths:
+        row = {"bits": n_bits, "rounds": n_rounds(n_bits)}
+        row["exact"] = float(
+            evaluate(
+                model, random_batch(n_sums, n_bits, seed=seed + n_bits), row["rounds"]
+            ).exact[-1]
+        )
+        if long_chains:
+            hard = long_chain_batch(long_chains, n_bits, seed=seed + n_bits)
+            row["exact, long chains"] = float(
+                evaluate(model, hard, row["rounds"]).exact[-1]
+            )
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("bits")
+
+
+@dataclass(frozen=True)
+class ChainExperiment:
+    """Seed 004's experiment: fixed width, growing carry chains, accuracy per round."""
+
+    n_bits: int
+    chain_lengths: list[int]
+    exact: np.ndarray  # (L, R): exact match after round r, for each chain length
+    first_right: np.ndarray  # (L,): first round with every sum right (-1: never)
+    stays_right: np.ndarray  # (L,): of the sums once right, the share that stay right
+    right_at_end: np.ndarray  # (L,): exact match after the last round
+
+    def table(self) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "first round all right": self.first_right,
+                "exact rule needs": np.maximum(self.chain_lengths, 1),
+                "once right, stays right": self.stays_right,
+                f"right after {self.exact.shape[1]} rounds": self.right_at_end,
+            },
+            index=pd.Index(self.chain_lengths, name="longest chain"),
+        )
+
+
+def _once_right_stays_right(correct: torch.Tensor) -> float:
+    """Share of the examples (columns) that, once right, stay right in later rounds."""
+    ever = correct.any(dim=0)  # (B,)
+    first = correct.float().argmax(dim=0)  # (B,) first right round (0 if never)
+    rounds = torch.arange(correct.shape[0])[:, None]  # (R, 1)
+    stable = (correct | (rounds < first[None, :])).all(dim=0)  # (B,)
+    return float((stable & ever).sum() / ever.sum().clamp(min=1))
+
+
+def chain_experiment(
+    model: nn.Module,
+    n_bits: int,
+    chain_lengths: list[int],
+    n_sums: int,
+    max_rounds: int,
+    seed: int = 0,
+) -> ChainExperiment:
+    """Accuracy per round for sums whose longest carry chain has each given length."""
+    exact, first, stays = [], [], []
+    for length in chain_lengths:
+        batch = chain_batch(n_sums, n_bits, length, seed=seed + length)
+        correct = evaluate(model, batch, max_rounds).correct  # (R, B)
+        exact.append(correct.float().mean(dim=1).numpy())
+        all_right = correct.all(dim=1).numpy()  # (R,)
+        first.append(int(np.argmax(all_right)) + 1 if all_right.any() else -1)
+        stays.append(_once_right_stays_right(correct))
+    exact = np.stack(exact)  # (L, R)
+    return ChainExperiment(
+        n_bits,
+        list(chain_lengths),
+        exact,
+        np.array(first),
+        np.array(stays),
+        exact[:, -1],
+    )
+
+
+def train_variant(
+    inject: bool, loss_window: int | str, seed: int, **overrides
+) -> tuple:
+    """Train a :class:`LocalCell` with or without input injection; ``loss_window="all"``
+    puts every round in the loss. Returns ``(model, TrainResult)``."""
+    cfg = TrainConfig(seed=seed, progress=False, **overrides)
+    cfg.loss_window = cfg.rounds() if loss_window == "all" else loss_window
+    torch.manual_seed(seed)
+    model = LocalCell(inject=inject)
+    return model, train(model, cfg)
+
+
+def first_right_table(runs: list[ChainExperiment]) -> pd.DataFrame:
+    """First round with every sum right, per chain length: exact rule, then each run."""
+    lengths = runs[0].chain_lengths
+    rows = {"exact rule": np.maximum(lengths, 1)}
+    rows |= {f"seed {k}": run.first_right for k, run in enumerate(runs)}
+    table = pd.DataFrame(rows, index=pd.Index(lengths, name="longest chain")).T
+    table.index.name = "first round with all sums right"
+    return table

@@ -1,0 +1,118 @@
+"""Chapter 3: input injection against a plain weight-tied loop, the ablation over
+seeds and the gradient that reaches each round."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from recur.chapters.ch2_shared_update import train_variant
+from recur.core.tasks import (
+    AdditionBatch,
+    random_batch,
+)
+from recur.models.cell import LocalCell
+from recur.models.running import model_device
+from recur.training.evaluate import evaluate, window_loss
+
+
+def injection_ablation(
+    seeds: list[int],
+    windows: tuple = (1, "all"),
+    test_rounds_factor: int = 4,
+    widths: tuple[int, ...] = (8, 32),
+    n_sums: int = 1000,
+    return_models: bool = False,
+    **overrides,
+) -> pd.DataFrame | tuple[pd.DataFrame, dict]:
+    """Inject vs. not, for each loss window and seed: exact match against test rounds
+    ``1..factor * (n + 1)`` at each width. One row per (variant, seed, width, round).
+    With ``return_models`` also the trained cells, keyed ``(inject, window, seed)``."""
+    rows, models = [], {}
+    for inject in (True, False):
+        for window in windows:
+            for seed in seeds:
+                model, result = train_variant(inject, window, seed, **overrides)
+                models[inject, window, seed] = model
+                for n_bits in widths:
+                    batch = random_batch(n_sums, n_bits, seed=10_000 + seed + n_bits)
+                    exact = evaluate(
+                        model, batch, test_rounds_factor * (n_bits + 1)
+                    ).exact
+                    for r, value in enumerate(exact.tolist(), start=1):
+                        rows.append(
+                            {
+                                "inject": inject,
+                                "loss window": str(window),
+                                "seed": seed,
+                                "bits": n_bits,
+                                "round": r,
+                                "exact": value,
+                                "train seconds": result.seconds,
+                                "reached 100%": result.seconds_to_target is not None,
+                            }
+                        )
+    table = pd.DataFrame(rows)
+    return (table, models) if return_models else table
+
+
+def gradient_by_round(
+    model: LocalCell, batch: AdditionBatch, n_rounds: int
+) -> np.ndarray:
+    """Norm of the gradient that the loss of round r alone sends to the problem
+    embedding, for r = 1..R: how much a loss at that round can teach the encoding."""
+    batch = batch.to(model_device(model))
+    keep = torch.ones(batch.bits.shape[0], device=batch.bits.device)  # (B,)
+    norms = []
+    for r in range(1, n_rounds + 1):
+        model.zero_grad(set_to_none=True)
+        logits = model(batch.bits, r).logits  # (r, B, n)
+        window_loss(logits, batch.target, 1, keep).backward()
+        norms.append(float(model.embed.weight.grad.norm()))
+    model.zero_grad(set_to_none=True)
+    return np.array(norms)
+
+
+def gradient_comparison(n_rounds: int = 9, n_sums: int = 512, seed: int = 0) -> dict:
+    """:func:`gradient_by_round` for fresh cells with and without injection."""
+    batch = random_batch(n_sums, 8, seed=seed)
+    norms = {}
+    for inject in (True, False):
+        torch.manual_seed(seed)
+        label = "injection" if inject else "no injection"
+        norms[label] = gradient_by_round(LocalCell(inject=inject), batch, n_rounds)
+    return norms
+
+
+def ablation_factors(table: pd.DataFrame) -> list[int]:
+    """The multiples of ``width + 1`` rounds that every width of ``table`` reached:
+    1, 2, 4, ... up to the test-rounds factor of :func:`injection_ablation`."""
+    reached = table.groupby("bits")["round"].max()
+    top = min(int(r) // (int(n) + 1) for n, r in reached.items())
+    return [2**k for k in range(top.bit_length()) if 2**k <= top]
+
+
+def ablation_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Mean exact match over seeds at 1x, 2x, 4x, ... the trained rounds (scaled to
+    each width: ``factor * (n + 1)``, as far as the table goes), per variant and
+    width."""
+    factors = ablation_factors(table)
+    rows = []
+    keys = ["inject", "loss window", "bits"]
+    for (inject, window, n_bits), part in table.groupby(keys):
+        by_round = part.groupby("round")["exact"].mean()
+        rounds = [f * (n_bits + 1) for f in factors]
+        row = {
+            "inject": inject,
+            "loss window": window,
+            "bits": n_bits,
+            "seeds at 100% in training": int(
+                part.groupby("seed")["reached 100%"].first().sum()
+            ),
+            "rounds " + "/".join(f"{f}x" for f in factors): "/".join(map(str, rounds)),
+        }
+        for factor, r in zip(factors, rounds, strict=True):
+            row[f"exact {factor}x"] = round(float(by_round.loc[r]), 4)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(keys)

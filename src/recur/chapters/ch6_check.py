@@ -1,0 +1,187 @@
+"""Chapter 6's check, made while training on 8-bit sums only: every held-out pair and
+long chain right, halting close to the carry, waiting without spending the halting
+budget (held-back carries, rings of propagating bits)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from recur.chapters.ch6_measures import (
+    batch_wait_rounds,
+    beyond_the_carry,
+    ponder_by_position,
+    steps_and_right,
+)
+from recur.core.tasks import (
+    AdditionBatch,
+    long_chain_batch,
+    random_batch,
+    twice_width_plus_one,
+)
+from recur.models.cell import Unroll
+from recur.models.running import model_device, run_model
+from recur.models.ut import UniversalTransformer, holding, in_a_ring
+
+CHECK_SUMS = 1000  # fresh long-chain 8-bit sums in each act_check
+
+
+MAX_BEYOND = 0.5  # the most mean steps beyond the carry a passing check allows
+
+
+# The most of its halting budget (1 - eps) a waiting position may use in an 8-bit sum:
+# one eighth, so that at the same rate it could wait eight times as long (64 bits).
+MAX_BUDGET_USED = 0.99 / 8
+
+
+# The check's delayed carries: 8-bit sums whose carries are held back DELAY rounds, so
+# that the positions above wait as long as in a 64-bit chain (8 + 56 rounds); at least
+# MIN_DELAYED of them must come out right (the bar asks 97% of 64-bit long chains).
+DELAY = 56
+
+
+MIN_DELAYED = 0.99
+
+
+# The check's rings: every pattern of 8 propagating pairs (1 + 0 or 0 + 1), run as a
+# ring (``in_a_ring``) for RING_ROUNDS rounds, as long as the longest wait in a 64-bit
+# chain; no position may use more than MAX_RING_BUDGET of its halting budget.
+RING_ROUNDS = 8 + DELAY
+
+
+MAX_RING_BUDGET = 0.5
+
+
+def propagating_rings(n_bits: int = 8) -> torch.Tensor:
+    """Every pattern of ``n_bits`` propagating pairs, 1 + 0 or 0 + 1, as bits
+    (2^n, n, 2), LSB first: pattern k has a = the bits of k, b = 1 - a."""
+    if not 1 <= n_bits <= 16:
+        raise ValueError(f"n_bits must be in 1..16, got {n_bits}")
+    a = (torch.arange(2**n_bits)[:, None] >> torch.arange(n_bits)) & 1  # (2^n, n)
+    return torch.stack([a, 1 - a], dim=-1).float()  # (2^n, n, 2)
+
+
+def halting_in_a_ring(
+    model: UniversalTransformer, n_bits: int = 8, n_rounds: int = RING_ROUNDS
+) -> float:
+    """The largest share of its halting budget, h_1 + ... + h_R over R = ``n_rounds``
+    (at most 1), that any position used when every pattern of ``n_bits`` propagating
+    pairs runs as a ring (:func:`recur.models.ut.in_a_ring`): each position then sees
+    what a position deep inside a run of propagating bits of any length sees while its
+    carry has not come yet. Near 0, it could wait much longer; 1, it halted."""
+    bits = propagating_rings(n_bits)  # (2^n, n, 2): run_model moves them
+    with in_a_ring(model):
+        out = run_model(model, bits, n_rounds)
+    if out.halting is None:
+        raise ValueError("this measurement needs an ACT model (act=True)")
+    return min(1.0, float(out.halting.sum(dim=0).max()))
+
+
+def delayed_right(model: UniversalTransformer, batch: AdditionBatch, delay: int):
+    """Whether each sum of ``batch`` (B,) comes out right, and the steps per position
+    (B, n), when every position that learns its carry-in in round 2
+    (:func:`batch_wait_rounds`; it sits just above the lowest bit of a run of
+    propagating bits) keeps its first round's state ``delay`` more rounds
+    (``holding``): the positions above it wait ``delay`` rounds longer than the sum's
+    width makes them, at the cap 2(n + 1) + ``delay``."""
+    wait = batch_wait_rounds(batch)  # (B, n)
+    until = torch.as_tensor(np.where(wait == 2, delay, 0))  # (B, n)
+    if model.floor:  # the floor bit below bit 0 is never held
+        until = torch.nn.functional.pad(until, (1, 0))  # (B, 1 + n)
+    cap = twice_width_plus_one(batch.n_positions - 1) + delay  # n bits: n + 1 places
+    with holding(model, until.to(model_device(model))):
+        out = run_model(model, batch.bits, cap)
+    steps, right = steps_and_right(out, batch)
+    return right, steps
+
+
+def halting_used_while_waiting(
+    model: UniversalTransformer, batch: AdditionBatch, max_steps: int
+) -> float:
+    """The largest share of its halting budget, ``h_1 + ... + h_r`` over the rounds r
+    before its carry-in can be known (:func:`batch_wait_rounds`), that any position of
+    ``batch`` used up: near 0, a position could wait many times longer before ACT
+    stops it; at 1 - eps it halts before its carry arrives."""
+    return _budget_spent(run_model(model, batch.bits, max_steps), batch)
+
+
+def _budget_spent(out: Unroll, batch: AdditionBatch) -> float:
+    """:func:`halting_used_while_waiting` from an ACT model's (CPU) output."""
+    if out.halting is None:
+        raise ValueError("this measurement needs an ACT model (act=True)")
+    used = out.halting.cumsum(dim=0).numpy()  # (M, B, n): h_1 + ... + h_r
+    wait = batch_wait_rounds(batch)  # (B, n): the round the carry-in is known
+    before = np.clip(wait - 2, 0, used.shape[0] - 1)  # (B, n): round wait - 1, 0-based
+    spent = np.take_along_axis(used, before[None], axis=0)[0]  # (B, n)
+    return float(spent[wait >= 2].max()) if (wait >= 2).any() else 0.0
+
+
+@dataclass
+class ActCheck:
+    """Chapter 6's check on the training distribution, after ``step`` steps: held-out
+    exact match (every held-out 8-bit pair, from training's own check), exact match on
+    :data:`CHECK_SUMS` fresh long-chain 8-bit sums, the mean steps beyond the carry on
+    them and on as many random 8-bit sums (positions with a carry; the larger of the
+    two), the largest share of the halting budget a waiting position used
+    (:func:`halting_used_while_waiting`), and exact match on :data:`CHECK_SUMS`
+    long-chain 8-bit sums, half of them ending in a kill, whose carries are held back
+    :data:`DELAY` rounds (:func:`delayed_right`), and the largest share of the halting
+    budget a position used in :data:`RING_ROUNDS` rounds in a ring of 8 propagating
+    pairs (:func:`halting_in_a_ring`). Nothing wider than 8 bits is looked at."""
+
+    step: int
+    heldout: float
+    long_chains: float
+    beyond: float
+    budget_used: float
+    delayed: float
+    ring: float
+
+    @property
+    def passed(self) -> bool:
+        """Every pair right, every long chain right, halting within
+        :data:`MAX_BEYOND` steps of the carry on average, no waiting position past
+        :data:`MAX_BUDGET_USED` of its halting budget, and at least
+        :data:`MIN_DELAYED` of the delayed carries right, and no position of a ring
+        past :data:`MAX_RING_BUDGET` of its halting budget."""
+        right = self.heldout == 1.0 and self.long_chains == 1.0
+        waits = self.budget_used <= MAX_BUDGET_USED and self.delayed >= MIN_DELAYED
+        rings = self.ring <= MAX_RING_BUDGET
+        return right and self.beyond <= MAX_BEYOND and waits and rings
+
+    def score(self) -> tuple:
+        """Larger is better: how checkpoints are ranked."""
+        return (
+            self.passed,
+            self.heldout + self.long_chains,
+            self.delayed,
+            -self.ring,
+            -self.budget_used,
+            -self.beyond,
+        )
+
+
+def act_check(model: UniversalTransformer, row: dict, seed: int) -> ActCheck:
+    """:class:`ActCheck` of ``model`` after the training check that wrote ``row``
+    (the held-out share must cover every held-out pair, else it counts as 0); the
+    long-chain sums are seeded ``seed + 2_000_003``, the random ones ``seed +
+    4_000_037`` and the delayed ones ``seed + 3_000_017``, apart from every test
+    set."""
+    chains = long_chain_batch(CHECK_SUMS, 8, seed=seed + 2_000_003)
+    out = run_model(model, chains.bits, twice_width_plus_one(8))  # one pass for all
+    steps, right = steps_and_right(out, chains)
+    randoms = random_batch(CHECK_SUMS, 8, seed=seed + 4_000_037)
+    random_steps, _ = ponder_by_position(model, randoms, twice_width_plus_one(8))
+    beyond = max(
+        beyond_the_carry(steps, chains), beyond_the_carry(random_steps, randoms)
+    )  # the worse of long chains and random sums
+    used = _budget_spent(out, chains)
+    waits = long_chain_batch(CHECK_SUMS, 8, seed=seed + 3_000_017, kill_share=0.5)
+    delayed, _ = delayed_right(model, waits, DELAY)
+    ring = halting_in_a_ring(model, 8, RING_ROUNDS)
+    heldout = row["exact"] if row["pairs"] >= 10_000 else 0.0
+    shares = float(heldout), float(right.mean())
+    waited = used, float(delayed.mean()), ring
+    return ActCheck(int(row["step"]), *shares, beyond, *waited)

@@ -1,0 +1,129 @@
+"""Chapter 7's PonderNet: the UT with PonderNet's halting rule trained as Chapter 6's
+model is, and the tables and sentences that set it beside ACT."""
+
+from __future__ import annotations
+
+import pandas as pd
+import torch
+
+from recur.chapters.ch4_universal_transformer import UT_SIZE
+from recur.models.act import ponder_cost
+from recur.models.pondernet import PonderUT, expected_loss, halting_distribution
+from recur.training.config import TrainConfig, TrainResult
+from recur.training.loop import train
+from recur.views.text import more_word
+
+# Chapter 7's PonderNet: trained as Chapter 6 trains its ACT model (``BOOK_ACT``: a
+# local window of one, the input re-fed, the relative bias, no round signal, the floor
+# bit, pauses while training, a cap of 16 rounds, a quarter of long chains, 1,200 steps
+# at lr 0.003 falling to 0 on a cosine) with PonderNet's halting rule in place of ACT.
+# Left out, because they belong to ACT: the halting noise and train_book_act's check.
+PONDER_MODEL = {
+    "window": 1,
+    "inject": True,
+    "position": "relative",
+    "round_signal": False,
+    "floor": True,
+    "pause": 0.25,
+}
+
+
+PONDER_TRAINING = {
+    "n_rounds": 16,
+    "chain_share": 0.25,
+    "lr": 3e-3,
+    "lr_decay": "cosine",
+    "n_steps": 1200,
+    "batch_size": 64,
+    "eval_every": 100,
+    "stop_at_exact": None,
+}
+
+
+def train_ponder(
+    seed: int = 0, lambda_p: float = 0.2, beta: float = 0.01, **overrides
+) -> tuple[PonderUT, TrainResult]:
+    """Train :class:`PonderUT` on sums of at most 8 bits; ``overrides`` go to
+    :class:`TrainConfig`."""
+
+    torch.manual_seed(seed)
+    model = PonderUT(lambda_p, beta, **PONDER_MODEL, **UT_SIZE)
+    cfg = TrainConfig(**(PONDER_TRAINING | {"seed": seed} | overrides))
+    return model, train(model, cfg)
+
+
+# Chapter 7's table headers: which seeds each number of :func:`study_summary` sums up.
+SUMMARY_HEADERS = {
+    "exact": "exact, worst seed",
+    "exact, long chains": "exact on long chains, worst seed",
+    "mean steps": "mean steps, mean of seeds",
+    "steps beyond the carry": "steps beyond the carry, mean of seeds",
+}
+
+
+def study_summary(length: pd.DataFrame) -> pd.DataFrame:
+    """Chapter 7's study (``benchmarks/ch7_studies.py``) by method and width: exact
+    match on random and on long-chain sums (worst seed), and the mean rounds per
+    position and beyond the carry (mean over seeds)."""
+    by = length.groupby(["method", "bits"])
+    worst = by[["exact", "exact, long chains"]].min()
+    mean = by[["mean steps", "steps beyond the carry"]].mean()
+    return worst.join(mean).unstack("method")
+
+
+def gradients_beside_act(
+    h: list[float], losses: list[float], eps: float = 0.01
+) -> pd.DataFrame:
+    """For one position's halting probabilities ``h`` (read as ACT's h_r and as
+    PonderNet's lambda_r) and per-round task losses: d rho / d h_r of ACT's ponder cost
+    (Chapter 5) beside d L_Rec / d lambda_r of PonderNet's expected loss."""
+
+    act_h = torch.tensor(h, dtype=torch.float64, requires_grad=True)
+    lam = torch.tensor(h, dtype=torch.float64, requires_grad=True)
+    ponder_cost(act_h, eps=eps).backward()
+    loss = torch.tensor(losses, dtype=torch.float64)
+    expected_loss(halting_distribution(lam), loss).backward()
+    rounds = pd.Index(range(1, len(h) + 1), name="round r")
+    columns = {
+        "ACT: d rho / d h_r": act_h.grad.numpy(),
+        "PonderNet: d L / d lambda_r": lam.grad.numpy(),
+    }
+    return pd.DataFrame(columns, index=rounds)
+
+
+SHORT = {
+    "exact": "x",
+    "exact, long chains": "lc",
+    "mean steps": "st",
+    "steps beyond the carry": "bey",
+}
+
+
+def study_values(summary: pd.DataFrame, distance: pd.DataFrame) -> dict:
+    """Flat numbers of the study for the chapter's prose: ``{method}_{measure}_{bits}``
+    from :func:`study_summary` (measures shortened by ``SHORT``) and the mean over
+    seeds of each method's fitted ``slope`` and ``intercept`` of steps against d, and
+    of its mean steps at the largest distance (``dmax``)."""
+    fits = distance.groupby("method")[["slope", "intercept"]].mean()
+    values = {f"{m}_{k}": float(v) for (m, k), v in fits.stack().items()}
+    dmax = int(distance["carry distance"].max())
+    at_dmax = distance[distance["carry distance"] == dmax]
+    values |= {"dmax": dmax} | {
+        f"{m}_at_dmax": float(v)
+        for m, v in at_dmax.groupby("method")["mean steps"].mean().items()
+    }
+    for (measure, method), series in summary.items():
+        key = SHORT[measure]
+        values |= {f"{method}_{key}_{bits}": float(v) for bits, v in series.items()}
+    return values
+
+
+def comparison_words(values: dict) -> dict:
+    """Words for Chapter 7's comparison, from :func:`study_values`: whether PonderNet
+    kept more or fewer of the random and the long-chain 64-bit sums than ACT (worst
+    seed each), and how fast its steps grow with the carry distance beside ACT's."""
+    return {
+        "x_64": more_word(values["PonderNet_x_64"], values["ACT_x_64"]),
+        "lc_64": more_word(values["PonderNet_lc_64"], values["ACT_lc_64"]),
+        "rate": values["PonderNet_slope"] / values["ACT_slope"],
+    }

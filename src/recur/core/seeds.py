@@ -1,0 +1,143 @@
+"""Every range of training seeds and every offset of test sums that the book uses,
+and what each was used for.
+
+A range is either spent on *choosing* something (a setting, a piece of a procedure, a
+check) or used to *report* a result. A reported number must not rest on what was used
+to choose, so ``tests/test_seeds.py`` checks that no study in :data:`STUDIES` that
+reports draws its test sums from a choosing offset, and that training seeds overlap a
+choosing range only where :data:`OVERLAPS` says so and why. The methods appendix of
+the book prints :func:`table`.
+
+Test sums of ``n`` bits are drawn with the seed ``offset + n``; a restarted run trains
+from ``seed + 1000 * attempt`` (:func:`recur.training.config.attempt_seeds`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+CHOOSE, REPORT = "choose", "report"
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """One use of seeds: training seeds ``first..last`` (inclusive) and the offset of
+    the test sums, for ``role`` (:data:`CHOOSE` or :data:`REPORT`)."""
+
+    name: str
+    first: int
+    last: int
+    sums_offset: int | None
+    role: str
+    used_for: str
+
+    def __post_init__(self):
+        if self.role not in (CHOOSE, REPORT):
+            raise ValueError(f"role must be choose or report, got {self.role!r}")
+        if self.last < self.first:
+            raise ValueError(f"{self.name}: last seed {self.last} < first {self.first}")
+
+    @property
+    def seeds(self) -> range:
+        return range(self.first, self.last + 1)
+
+
+# Test-sum offsets (a sum of n bits is drawn with offset + n)
+CHOICE_SUMS = 2024  # the first studies of Chapter 6, which chose the model's pieces
+
+
+CANDIDATE_SUMS = 8_000_000  # choosing between candidate procedures
+
+
+REPORT_SUMS = 9_000_000  # the twenty-seed studies: never used to choose
+
+
+PAGE_SUMS = 7000  # Chapter 6's live run, tested on the page
+
+
+BENCH_SUMS = 99  # make bench's act_ut entry
+
+
+STUDIES = (
+    Seeds("first recipe", 0, 4, CHOICE_SUMS, CHOOSE,
+          "Chapter 6's first studies: the time penalty, the ramp, the position signal, "
+          "the length study"),
+    Seeds("recipe pieces", 0, 2, CHOICE_SUMS, CHOOSE,
+          "the floor, no round signal, halting noise and long chains in training "
+          "(the recipe and waiting studies)"),
+    Seeds("no-carry runs", 100, 109, None, CHOOSE,
+          "half of the long training runs end with no carry"),
+    Seeds("held-back carries", 500, 509, None, CHOOSE,
+          "the check's held-back carries (56 rounds, 99%)"),
+    Seeds("rings", 600, 609, None, CHOOSE, "the check's rings (half the budget)"),
+    Seeds("cell check", 600, 619, None, CHOOSE,
+          "Chapter 2's check that held-out answers stay right"),
+    Seeds("local UT steps", 820, 859, None, CHOOSE, "Chapter 4's cap of 1,500 steps"),
+    Seeds("give-up step", 860, 899, None, CHOOSE,
+          "the step at which a first run gives up (act_give_up.csv)"),
+    Seeds("third run", 900, 919, CANDIDATE_SUMS, CHOOSE,
+          "a third run, and training on the running sums only (act_third_run_*.csv)"),
+    Seeds("twenty seeds", 0, 19, REPORT_SUMS, REPORT,
+          "every twenty-seed count in the book: Chapter 6's seeds, other-rounding and "
+          "wide studies, the live trainings of Chapters 2, 3, 4 and 7"),
+    Seeds("ACT against PonderNet", 0, 2, REPORT_SUMS, REPORT,
+          "Chapter 7's comparison of the two halting rules"),
+    Seeds("live run", 0, 0, PAGE_SUMS, REPORT, "Chapter 6's run on the page"),
+    Seeds("benchmark", 300, 309, BENCH_SUMS, REPORT,
+          "make bench: Chapter 6's procedure, time and count"),
+)  # fmt: skip
+
+
+# Training seeds shared by a choosing and a reporting use, and why that is allowed:
+# the report then tests on sums no choice saw, and says the seeds were among those.
+OVERLAPS = {
+    ("first recipe", "twenty seeds"): "the report's test sums are fresh",
+    ("recipe pieces", "twenty seeds"): "the report's test sums are fresh",
+    ("first recipe", "ACT against PonderNet"): "the report's test sums are fresh",
+    ("recipe pieces", "ACT against PonderNet"): "the report's test sums are fresh",
+    ("first recipe", "live run"): "the page's test sums are fresh",
+    ("recipe pieces", "live run"): "the page's test sums are fresh",
+}
+
+
+def by_name(name: str) -> Seeds:
+    """The registry entry called ``name``."""
+    for entry in STUDIES:
+        if entry.name == name:
+            return entry
+    raise ValueError(f"no seeds registered as {name!r}")
+
+
+def clashes(studies: tuple[Seeds, ...] = STUDIES, allowed: dict = OVERLAPS) -> list:
+    """Pairs (choosing, reporting) that share training seeds without an entry in
+    ``allowed``, or that share a test-sum offset at all."""
+    found = []
+    for chose in (s for s in studies if s.role == CHOOSE):
+        for told in (s for s in studies if s.role == REPORT):
+            offset = chose.sums_offset
+            same_sums = offset is not None and offset == told.sums_offset
+            shared = set(chose.seeds) & set(told.seeds)
+            if same_sums or (shared and (chose.name, told.name) not in allowed):
+                found.append((chose.name, told.name))
+    return found
+
+
+def table() -> pd.DataFrame:
+    """The registry as a table for the methods appendix."""
+
+    def span(s: Seeds) -> str:
+        return f"{s.first}" if s.first == s.last else f"{s.first}-{s.last}"
+
+    rows = [
+        {
+            "use": s.name,
+            "role": s.role,
+            "training seeds": span(s),
+            "test sums": "-" if s.sums_offset is None else f"{s.sums_offset:,} + width",
+            "used for": s.used_for,
+        }
+        for s in STUDIES
+    ]
+    return pd.DataFrame(rows).set_index("use")

@@ -1,0 +1,257 @@
+r"""The Universal Transformer block (Dehghani et al., arXiv 1807.03819, Section 2.1).
+
+One block, shared by every round:
+
+    A^r = LayerNorm((H^{r-1} + P^r) + MultiHeadSelfAttention(H^{r-1} + P^r))   (Eq. 5)
+    H^r = LayerNorm(A^r + Transition(A^r))                                    (Eq. 4)
+
+with the transition a position-wise ReLU feed-forward layer, and the coordinate signal
+
+    P^r_{i,2j}   = sin(i / 10000^{2j/d_model}) + sin(r / 10000^{2j/d_model})
+    P^r_{i,2j+1} = cos(i / 10000^{2j/d_model}) + cos(r / 10000^{2j/d_model})  (Eqs. 6-7)
+
+added before every round (tensor2tensor can learn the timestep part instead; this
+library uses the paper's sinusoid). The paper writes t for the round and d for the model
+width; this book writes r and d_model. The paper counts positions i and rounds from 1;
+this code counts both from 0, so its signal at (i, r) is the paper's P^{r+1} at position
+i + 1. For Chapter 6's
+length study the position part can also be left out (``position="none"``), shifted by a
+random offset at each training step (``position_offsets``; randomised positions as in
+Ruoss et al., arXiv 2305.16843), or replaced by a learned bias of each head's attention
+scores for each relative offset i - j (``position="relative"``, in the manner of T5's
+relative attention bias, Raffel et al., arXiv 1910.10683), which says which key is
+"below" at any length. ``round_signal=False`` drops the timestep part, so the layer
+cannot count its rounds. With ``inject=True`` the state starts at zero and the embedded
+bits are added before every round (input injection, Chapter 3; Looped Transformers,
+arXiv 2311.12424).
+
+Attention is full, or local: each position sees itself and the ``window`` positions
+below it, like the carry rule, so a carry can then move at most ``window`` positions per
+round.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+
+import torch
+from torch import nn
+
+from recur.models.act import HaltingUnit, act_loop
+from recur.models.attention import MAX_OFFSET, UTBlock, local_mask, position_table
+from recur.models.cell import Unroll, check_bits_tensor, check_rounds
+
+
+def _check_options(
+    d_model: int, n_heads: int, position: str, position_offsets: int, pause: float
+) -> None:
+    """The :class:`UniversalTransformer` options that can be wrong on their own."""
+    if d_model % 2 or d_model % n_heads:
+        raise ValueError(f"d_model ({d_model}) must be even and divisible by n_heads")
+    if position not in ("sinusoid", "none", "relative"):
+        raise ValueError(
+            f"position must be 'sinusoid', 'none' or 'relative', got {position!r}"
+        )
+    if position_offsets < 0:
+        raise ValueError(f"position_offsets must be >= 0, got {position_offsets}")
+    if not 0 <= pause < 1:
+        raise ValueError(f"pause must be in [0, 1), got {pause}")
+
+
+@contextlib.contextmanager
+def holding(model: UniversalTransformer, held_until: torch.Tensor):
+    """Within the block, ``model`` holds positions: ``held_until`` (B, n) gives the last
+    round r (counted from 0) through which each keeps the state of its first round
+    (0: never held), on the positions the model runs (with the floor bit, one more
+    below bit 0). A carry that must pass a held position arrives that much later, so
+    a check can make the positions above it wait as long as in a much wider sum."""
+    model.held_until = held_until
+    try:
+        yield model
+    finally:
+        model.held_until = None
+
+
+@contextlib.contextmanager
+def in_a_ring(model: UniversalTransformer):
+    """Within the block, ``model`` runs its positions as a ring: the positions below
+    bit 0 are the top ones, and there is no floor bit (banded local attention only).
+    A position then sees, round after round, what it would see inside the same
+    pattern repeated without end: for n propagating bits, a position deep inside a
+    run of them, waiting for a carry that has not come yet."""
+    if model.window is None or not model.banded:
+        raise ValueError("a ring needs a local window run as banded attention")
+    if model.position == "sinusoid":  # position i would still tell where it sits
+        raise ValueError("a ring needs a model without an absolute position signal")
+    model.ring = True
+    try:
+        yield model
+    finally:
+        model.ring = False
+
+
+class UniversalTransformer(nn.Module):
+    """A UT encoder for binary addition: embed the bits, run the shared block, read out
+    each position's sum bit. Fixed rounds, or ACT per position (``act=True``)."""
+
+    def __init__(
+        self,
+        d_model: int = 32,
+        n_heads: int = 4,
+        d_ff: int = 64,
+        window: int | None = None,
+        max_rounds: int = 24,
+        act: bool = False,
+        act_eps: float = 0.01,
+        ponder_weight: float = 0.01,
+        position: str = "sinusoid",
+        position_offsets: int = 0,
+        inject: bool = False,
+        round_signal: bool = True,
+        halt_noise: float = 0.0,
+        floor: bool = False,
+        banded: bool = True,
+        pause: float = 0.0,
+        train_rows_only: bool = False,
+    ):
+        super().__init__()
+        _check_options(d_model, n_heads, position, position_offsets, pause)
+        self.position, self.position_offsets = position, position_offsets
+        self.inject = inject  # re-feed the embedded bits before every round
+        self.round_signal = round_signal  # False: no timestep part in P^r
+        self.floor = floor  # True: a 0 + 0 bit under bit 0, read out by no one
+        self.offset = 0  # the shift of the position signal in the current forward pass
+        self.window, self.max_rounds = window, max_rounds
+        self.banded = banded  # a local window runs banded, not masked, attention
+        self.pause = pause  # in training, each position skips a round with this chance
+        # ACT: step only the sums with a running position while training too (as when
+        # measuring): the same gradients in exact arithmetic, other rounding
+        self.train_rows_only = train_rows_only
+        self.held_until = None  # (B, n): set by :func:`holding`, else None
+        self.ring = False  # True: positions in a ring, set by :func:`in_a_ring`
+        self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
+        self.d_model = d_model
+        self.embed = nn.Linear(2, d_model)
+        self.block = UTBlock(d_model, n_heads, d_ff)
+        self.halting = HaltingUnit(d_model, noise=halt_noise) if act else None
+        self.relative = None  # (H, offsets): a learned score bias per relative offset
+        if position == "relative":
+            self.relative = nn.Parameter(torch.zeros(n_heads, 2 * MAX_OFFSET + 1))
+        self.readout = nn.Linear(d_model, 1)
+
+    def signal(self, n: int, r: int, device) -> torch.Tensor | None:
+        """P^r for positions 0..n-1 (Eqs. 6-7; shifted by ``self.offset`` while
+        training with offsets), timestep part sinusoidal, built on
+        ``device``; ``None`` when there is no signal to add."""
+        if self.position == "sinusoid":
+            table = position_table(n + self.offset, self.d_model, device)
+            position = table[self.offset :]  # (n, d)
+        elif not self.round_signal:
+            return None  # no position part, no round part
+        else:
+            position = torch.zeros(n, self.d_model, device=device)  # (n, d)
+        if not self.round_signal:  # the shared layer cannot tell the rounds apart
+            return position
+        return position + position_table(r + 1, self.d_model, device)[r]  # (n, d)
+
+    def step(
+        self,
+        state: torch.Tensor,
+        r: int,
+        problem: torch.Tensor | None = None,
+        rows: torch.Tensor | None = None,
+        batch_size: int | None = None,
+    ) -> torch.Tensor:
+        """One round: H^r from H^{r-1}; with injection the embedded bits ``problem``
+        are added too, as in Chapter 3's cell: ``H^r = Block(H^{r-1} + P^r + E)``.
+        A local window runs banded attention (the same function as the masked one,
+        O(n w) instead of O(n^2)) unless the model was built with ``banded=False``.
+        ``rows``: ``state`` holds only these rows (sums) of the batch of
+        ``batch_size`` (ACT's ``rows_only``: when measuring, or ``train_rows_only``)."""
+        if rows is not None and problem is not None:
+            problem = problem[rows]  # (b, n, d)
+        n = state.shape[1]
+        x = state
+        signal = self.signal(n, r, state.device)
+        if signal is not None:
+            x = x + signal  # (B, n, d)
+        if problem is not None:
+            x = x + problem  # (B, n, d): input injection
+        if self.banded and self.window is not None:
+            bias = self.window_bias()  # (H, w + 1) or None
+            new_state = self.block(x, window=self.window, bias=bias, ring=self.ring)
+        elif self.relative is not None:
+            mask = self.attention_bias(n, state.shape[0], state.device)
+            new_state = self.block(x, mask)  # (B, n, d)
+        else:
+            new_state = self.block(x, local_mask(n, self.window, state.device))
+        if self.training and self.pause:  # paused positions keep H^{r-1}
+            # drawn for every row of the batch, so the draws do not depend on ``rows``
+            all_rows = state.shape[0] if batch_size is None else batch_size  # B
+            paused = torch.rand(all_rows, n, device=state.device) < self.pause  # (B, n)
+            paused = paused if rows is None else paused[rows]  # (b, n)
+            new_state = torch.where(paused[..., None], state, new_state)  # (B, n, d)
+        if self.held_until is not None and r >= 1:  # see holding()
+            held_until = self.held_until if rows is None else self.held_until[rows]
+            held = held_until >= r  # (B, n): held after its first round
+            new_state = torch.where(held[..., None], state, new_state)  # (B, n, d)
+        return new_state
+
+    def window_bias(self) -> torch.Tensor | None:
+        """The learned relative bias for the key slots i - window .. i of banded
+        attention, (H, window + 1); ``None`` without ``position="relative"``."""
+        if self.relative is None:
+            return None
+        slots = torch.arange(self.window, -1, -1, device=self.relative.device)
+        return self.relative[:, slots.clamp(max=MAX_OFFSET) + MAX_OFFSET]  # (H, w+1)
+
+    def attention_bias(self, n: int, batch_size: int, device) -> torch.Tensor:
+        """Float attention mask for ``position="relative"``: each head's learned bias
+        for the offset i - j (clipped to +-MAX_OFFSET); -inf where the window forbids.
+        """
+        i = torch.arange(n, device=device)
+        offset = (i[:, None] - i[None, :]).clamp(-MAX_OFFSET, MAX_OFFSET)  # (n, n)
+        bias = self.relative[:, offset + MAX_OFFSET]  # (H, n, n)
+        blocked = local_mask(n, self.window, device)
+        if blocked is not None:
+            bias = bias.masked_fill(blocked, float("-inf"))
+        return bias.repeat(batch_size, 1, 1)  # (B * H, n, n), batch-major as MHA wants
+
+    def prepare(self, bits: torch.Tensor, n_rounds: int) -> tuple:
+        """Check the input, embed it (with the floor bit if asked) and return H^0, the
+        round function ``step(state, r)`` and the slice of the positions asked for."""
+        check_bits_tensor(bits)
+        check_rounds(n_rounds)
+        floor = self.floor and not self.ring  # a ring has no bit below bit 0
+        if floor:  # bit 0 then sees two keys, like every other position
+            bits = nn.functional.pad(bits, (0, 0, 1, 0))  # (B, 1 + n, 2)
+        real = slice(1, None) if floor else slice(None)  # the positions asked for
+        embedded = self.embed(bits)  # (B, n, d)
+        problem = embedded if self.inject else None
+        state = torch.zeros_like(embedded) if self.inject else embedded  # H^0
+        self.offset = 0
+        if self.training and self.position_offsets:
+            self.offset = int(torch.randint(self.position_offsets + 1, (1,)))
+        step = functools.partial(self.step, problem=problem, batch_size=len(bits))
+        return state, step, real
+
+    def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
+        """Fixed rounds: a readout after each. ACT: up to ``n_rounds`` rounds per
+        position; the readout of the mixed state, the ponder cost as ``aux_loss``."""
+        state, step, real = self.prepare(bits, n_rounds)
+        if self.act:
+            measuring = not (self.training or torch.is_grad_enabled())
+            rows_only = measuring or self.train_rows_only
+            result = act_loop(
+                step, state, self.halting, n_rounds, self.act_eps, rows_only=rows_only
+            )
+            logits = self.readout(result.output).squeeze(-1)[None]  # (1, B, n)
+            aux = self.ponder_weight * result.ponder[:, real].mean()
+            steps, halting = result.n_updates[:, real], result.halting[..., real]
+            return Unroll(logits[..., real], aux, steps, halting)
+        logits = []
+        for r in range(n_rounds):
+            state = step(state, r)  # (B, n, d)
+            logits.append(self.readout(state).squeeze(-1))  # (B, n)
+        return Unroll(torch.stack(logits)[..., real], bits.new_zeros(()))  # (R, B, n)

@@ -1,0 +1,223 @@
+"""The Performance page's tables: ``make bench``'s measurements (:func:`read_bench`)
+with a label a reader understands, grouped by the chapter they belong to, two or three
+significant figures and the unit in the header; and the chapter times a page quotes."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from recur.views.text import percent_text
+
+
+def read_bench(path) -> tuple[dict, pd.DataFrame]:
+    """``make bench``'s file: the machine (first line) and one row per measurement."""
+    import json
+    from pathlib import Path
+
+    lines = Path(path).read_text().splitlines()
+    if not lines:
+        raise ValueError(f"{path} is empty: run make bench")
+    rows = [json.loads(line) for line in lines[1:] if line.strip()]
+    return json.loads(lines[0]), pd.DataFrame(rows, columns=["name", "value", "unit"])
+
+
+def device_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``make bench``'s device file (one row per model, batch and device): seconds per
+    100 training steps with one column per device, and, when CUDA was measured, the
+    GPU's time over the CPU's (below 1: the GPU is faster)."""
+    wide = table.pivot_table(
+        index=["model", "batch"], columns="device", values="seconds per 100 steps"
+    )
+    if "cuda" in wide.columns and "cpu" in wide.columns:
+        wide["GPU time / CPU time"] = wide["cuda"] / wide["cpu"]
+    return wide
+
+
+def first_gpu_win(
+    wide: pd.DataFrame, model_name: str, factor: float = 2.0
+) -> int | None:
+    """The smallest batch size at which the GPU took at most ``1 / factor`` of the
+    CPU's time for ``model_name`` in a :func:`device_table`; ``None`` if it never
+    did."""
+    ratio = wide.loc[model_name, "GPU time / CPU time"]
+    wins = ratio[ratio <= 1 / factor]
+    return int(wins.index.min()) if len(wins) else None
+
+
+def chapter_range(bench: pd.DataFrame) -> dict:
+    """From :func:`read_bench`'s rows, the quickest and slowest chapter to execute:
+    ``fastest`` and ``slowest`` seconds and ``slowest_name`` ("Chapter 6"). The
+    numbered chapters and the closing page count; the introduction, which trains
+    nothing, does not."""
+    chapter = r"chapter_seconds_(\d\d_\w+|ending)"
+    rows = bench[bench["name"].str.fullmatch(chapter)]
+    if rows.empty:
+        raise ValueError("no chapter_seconds_* rows: run make bench")
+    seconds = rows.set_index(rows["name"].str.removeprefix("chapter_seconds_"))["value"]
+    slowest = seconds.idxmax()  # e.g. "06_act_ut"
+    number = slowest.split("_")[0]
+    name = f"Chapter {int(number)}" if number.isdigit() else f"the {slowest} page"
+    return {"fastest": seconds.min(), "slowest": seconds.max(), "slowest_name": name}
+
+
+def chapter_seconds(stem: str, path="data/bench.jsonl") -> float:
+    """How long ``make bench`` measured the chapter ``stem`` (``"02_shared_update"``)
+    to execute, in seconds, for the run time at the top of each chapter."""
+    _, bench = read_bench(path)
+    row = bench[bench["name"] == f"chapter_seconds_{stem}"]
+    if row.empty:
+        raise ValueError(f"no chapter_seconds_{stem} in {path}: run make bench")
+    return float(row["value"].iloc[0])
+
+
+# Each section's (pattern of a benchmark's name, label); the label may use the
+# pattern's groups. The first pattern that matches a name wins.
+LABELS = {
+    "Chapter 1": [
+        (r"carry_trace_(\d+)bit_random", "one parallel-carry trace, {0} random bits"),
+        (r"carry_trace_(\d+)bit_worst", "one trace, {0} bits, a chain across all"),
+        (
+            r"carry_chains_(\d+)_pairs_(\d+)bit",
+            "longest chains of {0} random {1}-bit pairs",
+        ),
+    ],
+    "Chapter 2": [
+        (
+            r"shared_seconds_to_pass_8bit",
+            "training the cell until it passes its check (median of 3 seeds)",
+        ),
+        (r"shared_runs_not_passing", "seeds whose cell passed no check"),
+        (r"shared_restarted", "seeds whose training restarted"),
+        (r"shared_exact_match_(\d+)bit", "the cell, exact on random {0}-bit sums"),
+        (r"shared_seconds_alone$", "training, 1 thread, machine idle"),
+        (r"shared_seconds_beside_busy$", "training, 1 thread, beside a busy process"),
+        (r"shared_under_load_ratio$", "slowdown beside a busy process, 1 thread"),
+        (r"shared_seconds_alone_2_threads", "training, 2 threads, machine idle"),
+        (
+            r"shared_seconds_beside_busy_2_threads",
+            "training, 2 threads, beside a busy process",
+        ),
+        (
+            r"shared_under_load_ratio_2_threads",
+            "slowdown beside a busy process, 2 threads",
+        ),
+    ],
+    "Chapter 4": [
+        (
+            r"ut_step_ratio_vs_torch_encoder_layer",
+            "UT round time / PyTorch encoder layer",
+        ),
+    ],
+    "Chapter 6": [
+        (r"act_ut_seeds_ok", "runs that met the chapter's bar"),
+        (
+            r"two_slots_seconds_per_100_steps$",
+            "100 training steps, window-of-one attention",
+        ),
+        (
+            r"two_slots_seconds_per_100_steps_unfolded",
+            "100 training steps, general (unfolded) attention",
+        ),
+        (r"two_slots_over_unfolded", "time ratio, window of one / general"),
+        (r"two_slots_same_weights", "same weights bit for bit (1 = yes)"),
+        (
+            r"rows_only_seconds_per_step_every_sum",
+            "a training step after 600, every sum stepped",
+        ),
+        (
+            r"rows_only_seconds_per_step_running_sums",
+            "a training step after 600, running sums only",
+        ),
+        (r"rows_only_over_every_sum", "time ratio, running sums only / every sum"),
+        (r"act_ut_training_seconds$", "training time, median"),
+        (r"act_ut_training_seconds_slowest", "training time, slowest seed"),
+        (r"act_ut_restarted", "runs that restarted"),
+        (
+            r"act_ut_exact_(\d+)bit_long_chains",
+            "exact on {0}-bit long chains, worst seed",
+        ),
+        (r"act_ut_exact_(\d+)bit$", "exact on random {0}-bit sums, worst seed"),
+        (r"act_ut_steps_beyond_carry", "steps beyond the carry, 8 bits, worst seed"),
+    ],
+    "Chapter 7": [
+        (r"deq_seconds_to_exact_8bit", "training the DEQ cell to 100% held-out"),
+        (r"deq_exact_(\d+)bit", "the DEQ cell, exact on random {0}-bit sums"),
+        (r"deq_memory_4x_over_1x_(\w+)", "bytes kept, 4x the rounds / 1x, {0}"),
+        (r"deq_peak_mib_(\w+)_(\d+)_(min|max)", "peak memory, {0}, {1} rounds, {2}"),
+        (r"deq_peak_mib_(\w+)_(\d+)$", "peak memory, {0}, {1} rounds"),
+        (r"deq_peak_4x_over_1x_(\w+)", "peak memory, 4x the rounds / 1x, {0}"),
+        (
+            r"attention_masked_over_banded_(\d+)_(\w+)",
+            "masked / banded attention time, n = {0}, {1}",
+        ),
+    ],
+    "Executing the book": [
+        (r"chapter_seconds_(\d\d)_\w+", "Chapter {0}"),
+        (r"chapter_seconds_ending", "the closing page"),
+        (r"chapter_seconds_(\w+)", "{0}"),
+    ],
+}
+
+
+def label_of(name: str) -> tuple[str, str]:
+    """``(section, label)`` of a benchmark's name; an unknown name keeps its own
+    name under "Other", so that a new benchmark still shows."""
+    for section, pattern, label in _patterns():
+        found = re.match(pattern, name)
+        if found:
+            return section, label.format(*map(_thousands, found.groups()))
+    return "Other", name
+
+
+def _patterns():
+    for section, rules in LABELS.items():
+        for pattern, label in rules:
+            yield section, pattern, label
+
+
+def _thousands(part: str) -> str:
+    return f"{int(part):,}" if part.isdigit() else part.replace("_", " ")
+
+
+def value_text(value: float, unit: str) -> tuple[str, str]:
+    """``(value, unit)`` for a reader: shares as per cent (the book's rule), seconds
+    under 0.1 as milliseconds, everything else to two or three significant figures."""
+    if unit.startswith("fraction"):
+        return percent_text(value), unit.removeprefix("fraction").strip(", ") or "share"
+    if unit == "s" and abs(value) < 0.1:
+        return f"{value * 1e3:.3g}", "ms"
+    if float(value).is_integer():
+        return f"{int(value):,}", unit
+    return _figures(value), unit
+
+
+def _figures(value: float) -> str:
+    """Two or three significant figures, never in e-notation: 1,024; 45.7; 1.00;
+    0.44."""
+    size = abs(value)
+    if size >= 100:
+        return f"{value:,.0f}"
+    if size >= 10:
+        return f"{value:.1f}"
+    if size >= 1:
+        return f"{value:.2f}"
+    return f"{value:.2g}"
+
+
+def bench_sections(bench: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """One table per section (chapters in order, then the book's execution, then any
+    other), each with the measurement's label, its value and its unit."""
+    rows = []
+    for name, value, unit in bench[["name", "value", "unit"]].itertuples(index=False):
+        section, label = label_of(name)
+        shown, shown_unit = value_text(float(value), str(unit))
+        rows.append((section, label, shown, shown_unit))
+    table = pd.DataFrame(rows, columns=["section", "measurement", "value", "unit"])
+    order = [*LABELS, "Other"]
+    return {
+        section: part.drop(columns="section").set_index("measurement")
+        for section in order
+        if len(part := table[table["section"] == section])
+    }

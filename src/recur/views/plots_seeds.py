@@ -1,0 +1,69 @@
+"""Chapter 6's spread over seeds: how each training seed of each recipe did
+at the widest width of the ``seeds`` study, read from its table
+(:func:`recur.studies.seed_study.seed_runs`); nothing is computed here."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from recur.core.bars import SUCCESS
+from recur.views.palette import PALETTE
+from recur.views.style import dodge, finish
+
+TOP = (  # column, marker, colour; the no-carry waits are held to the long chains' bar
+    ("exact", "o", PALETTE[0]),
+    ("exact, long chains", "s", PALETTE[2]),
+    ("exact, long waits without a carry", "^", PALETTE[4]),
+)
+
+
+EARLY = {  # column: (colour, legend)
+    "halted before the carry": (PALETTE[1], "random sums"),
+    "halted before the carry, long chains": (PALETTE[2], "long chains"),
+}
+
+
+def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
+    """One column per recipe: top, exact match on random and on long-chain
+    ``n_bits``-bit sums for every seed (and, where measured, on long waits that end
+    with no carry), with the bars of :data:`SUCCESS` dashed;
+    bottom, the share of positions that halted before their carry could be known, in
+    the random and (where measured) the long-chain sums.
+    Seeds that missed the bar (``success`` false) get a red tick label."""
+    recipes = list(dict.fromkeys(table["recipe"]))
+    fig, axes = plt.subplots(
+        2, len(recipes), figsize=(5 * len(recipes), 5.2), squeeze=False,
+        sharex="col", gridspec_kw={"height_ratios": [2, 1]},
+    )  # fmt: skip
+    top = table[table["bits"] == n_bits]
+    early = [c for c in EARLY if c in top]  # the long-chain column came later
+    early_max = max(top[early].max().max() * 100, 0.05)
+    for k, recipe in enumerate(recipes):
+        runs = top[top["recipe"] == recipe].set_index("seed").sort_index()
+        ok = int(runs["success"].sum())
+        ax, low = axes[0][k], axes[1][k]
+        for column, marker, color in TOP:
+            if column not in runs:  # the no-carry waits came later
+                continue
+            ax.plot(runs.index, runs[column], marker, color=color, label=column,
+                    ms=4 if marker == "^" else 6)  # fmt: skip
+            if column in SUCCESS:
+                ax.axhline(SUCCESS[column], color=color, ls="--", lw=0.8)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"{recipe}: {ok} of {len(runs)} seeds met the bar", fontsize=10)
+        ax.grid(alpha=0.3)
+        for j, column in enumerate(early):  # side by side: random, long chains
+            color, label = EARLY[column]
+            low.bar(runs.index + dodge(j, len(early), 0.4), runs[column] * 100,
+                    width=0.4, color=color, label=label)  # fmt: skip
+        low.set_ylim(0, early_max * 1.1)
+        low.set_xlabel("training seed")
+        low.set_xticks(runs.index, [str(s) for s in runs.index], rotation=90)
+        for label, good in zip(low.get_xticklabels(), runs["success"], strict=True):
+            label.set_color("black" if good else PALETTE[1])
+    axes[0][0].set_ylabel(f"exact match, {n_bits}-bit sums")
+    axes[1][0].set_ylabel("halted before\nthe carry (%)")
+    axes[0][0].legend(frameon=False, fontsize=9, loc="center left")
+    axes[1][0].legend(frameon=False, fontsize=8, loc="upper left")
+    return finish(fig)

@@ -1,0 +1,96 @@
+"""The library's layers: each module imports only from its own layer and those below it,
+views never reach training, no import hides inside a function, no module is long."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).parent.parent / "src" / "recur"
+
+# Each layer and the layers it may import from (itself included).
+MAY_IMPORT = {
+    "core": {"core"},
+    "models": {"core", "models"},
+    "training": {"core", "models", "training"},
+    "chapters": {"core", "models", "training", "chapters", "views.text"},
+    "studies": {"core", "models", "training", "chapters", "studies", "views.text"},
+    "views": {"core", "models", "views"},
+}
+MAX_LINES = 400
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py") if p.name != "__init__.py")
+
+
+def _layer(path: Path) -> str:
+    return path.relative_to(SRC).parts[0]
+
+
+def _recur_imports(tree: ast.AST) -> list[tuple[ast.AST, str]]:
+    """Every ``recur.X...`` module a module imports, with the node that imports it."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("recur"):
+            names = [a.name for a in node.names] if node.module == "recur" else [""]
+            found += [(node, f"{node.module}.{n}".rstrip(".")) for n in names]
+        elif isinstance(node, ast.Import):
+            found += [(node, a.name) for a in node.names if a.name.startswith("recur")]
+    return found
+
+
+def _allowed(layer: str, target: str) -> bool:
+    """Whether ``layer`` may import the module ``target`` (``recur.views.text``)."""
+    parts = target.split(".")[1:]
+    return parts[0] in MAY_IMPORT[layer] or ".".join(parts[:2]) in MAY_IMPORT[layer]
+
+
+def wrong_imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    return [
+        target
+        for _, target in _recur_imports(tree)
+        if not _allowed(_layer(path), target)
+    ]
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_a_module_imports_only_its_own_layer_and_those_below(path):
+    assert not wrong_imports(path), f"{path.name} imports {wrong_imports(path)}"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_no_library_import_inside_a_function(path):
+    """An import inside a function is how a cycle gets hidden; none of recur's own."""
+    tree = ast.parse(path.read_text())
+    inner = [
+        target
+        for fn in ast.walk(tree)
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef)
+        for _, target in _recur_imports(fn)
+    ]
+    assert not inner, f"{path.name} imports {inner} inside a function"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_no_module_is_longer_than_400_lines(path):
+    assert len(path.read_text().splitlines()) <= MAX_LINES
+
+
+def test_every_module_sits_in_a_layer():
+    assert {_layer(p) for p in _modules()} <= set(MAY_IMPORT)
+
+
+def test_the_check_refuses_a_view_that_trains_and_a_model_that_plots():
+    """The check itself can fail: each of these imports is refused in its layer."""
+    for layer, line in [
+        ("views", "from recur.training.loop import train"),
+        ("views", "from recur.chapters.ch6_act_ut import train_book_act"),
+        ("models", "import recur.views.plots_exact"),
+        ("models", "from recur.training.config import TrainConfig"),
+        ("chapters", "from recur.views.plots_exact import plot_training"),
+        ("core", "from recur import models"),
+    ]:
+        imports = _recur_imports(ast.parse(line))
+        assert not all(_allowed(layer, t) for _, t in imports), line
