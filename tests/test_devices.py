@@ -38,7 +38,7 @@ from recur.models.attention import UTBlock
 from recur.models.cell import LocalCell
 from recur.models.deq import EquilibriumCell
 from recur.models.running import run_model
-from recur.models.ut import UniversalTransformer, holding, in_a_ring
+from recur.models.ut import UniversalTransformer
 from recur.studies import live
 from recur.training import cell_check
 from recur.training.config import TrainConfig
@@ -85,18 +85,15 @@ def _ut_round(block):
 
 
 def _held_run(model):
-    """The model under ``holding``, the holds built on the model's device as a caller
-    must."""
+    """The model with positions held (``held_until``, moved by ``run_model``)."""
     until = torch.zeros(BATCH.bits.shape[:2], dtype=torch.long)  # (B, n)
     until[:, 2] = 3
-    with holding(model, until.to(next(model.parameters()).device)):
-        return run_model(model, BATCH.bits, 6).logits
+    return run_model(model, BATCH.bits, 6, held_until=until).logits
 
 
 def _ring_run(model):
     """The model's outputs with its positions in a ring."""
-    with in_a_ring(model):
-        return run_model(model, BATCH.bits, 6).logits
+    return run_model(model, BATCH.bits, 6, ring=True).logits
 
 
 ROW = {"step": 5, "exact": 1.0, "pairs": 10_000}
@@ -152,12 +149,12 @@ MEASUREMENTS = {
     ),
     "act_check": (_ring_ut, lambda m: ch6_check.act_check(m, ROW, seed=0).budget_used),
     "delayed_right": (_act_ut, lambda m: ch6_check.delayed_right(m, BATCH, 3)),
-    "holding": (_act_ut, _held_run),
+    "forward with held_until": (_act_ut, _held_run),
     "halting_in_a_ring": (_ring_ut, lambda m: ch6_check.halting_in_a_ring(m, 4, 6)),
-    "in_a_ring": (_ring_ut, _ring_run),
-    "halting_used_while_waiting": (
+    "forward with ring": (_ring_ut, _ring_run),
+    "budget_spent": (
         _act_ut,
-        lambda m: ch6_check.halting_used_while_waiting(m, BATCH, 6),
+        lambda m: ch6_check.budget_spent(run_model(m, BATCH.bits, 6), BATCH),
     ),
     "halting_while_waiting": (
         _act_ut,

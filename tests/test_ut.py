@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 import pytest
@@ -19,7 +18,7 @@ from recur.models.attention import (
     local_mask,
     sinusoid,
 )
-from recur.models.ut import UniversalTransformer, holding, in_a_ring
+from recur.models.ut import UniversalTransformer
 from recur.studies.sweeps import act_runs, tau_sweep
 from recur.training.config import TrainConfig
 from recur.training.loop import train
@@ -382,9 +381,9 @@ def test_pauses_keep_a_position_state_in_training_only():
 
 
 def test_a_held_position_keeps_its_first_round_state_for_its_rounds():
-    """Under ``holding``, a position given last round r keeps the state of its first
-    round (r = 0) through round r and moves again after it; no other position is
-    held, in eval mode as in training; after the block nothing is."""
+    """With ``held_until``, a position given last round r keeps the state of its
+    first round (r = 0) through round r and moves again after it; no other position
+    is held, in eval mode as in training; without it nothing is."""
     torch.manual_seed(0)
     model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, inject=True)
     bits = random_batch(3, 5, seed=2).bits
@@ -392,11 +391,10 @@ def test_a_held_position_keeps_its_first_round_state_for_its_rounds():
     until[0, 2], until[2, 4] = 3, 1  # held through round 3, through round 1
     for mode in (model.eval, model.train):
         mode()
-        with holding(model, until):
-            state, step, _ = model.prepare(bits, 8)
-            states = [state]
-            for r in range(6):
-                states.append(step(states[-1], r))  # states[r + 1]: H after round r
+        state, step, _ = model.prepare(bits, 8, held_until=until)
+        states = [state]
+        for r in range(6):
+            states.append(step(states[-1], r))  # states[r + 1]: H after round r
         for b, i, last in [(0, 2, 3), (2, 4, 1)]:
             assert not torch.equal(states[1][b, i], states[0][b, i])  # round 0 ran
             for r in range(1, last + 1):
@@ -404,7 +402,8 @@ def test_a_held_position_keeps_its_first_round_state_for_its_rounds():
             assert not torch.equal(states[last + 2][b, i], states[1][b, i])
         free = until == 0  # (B, n)
         assert not (states[2][free] == states[1][free]).all(dim=-1).any()
-    assert model.held_until is None
+    state, step, _ = model.eval().prepare(bits, 8)  # the same model, nothing held
+    assert not torch.equal(step(step(state, 0), 1)[0, 2], step(state, 0)[0, 2])
 
 
 @pytest.mark.parametrize("window", [1, 2])
@@ -425,15 +424,13 @@ def test_a_ring_computes_what_the_pattern_repeated_without_end_does(window, act)
     pattern = random_batch(3, n, seed=4).bits[:, :n]  # (B, n, 2): no carry-out bit
     copies = n_rounds * window // n + 2
     long = pattern.repeat(1, copies, 1)  # (B, n * copies, 2)
-    with in_a_ring(model):
-        ring = model(pattern, n_rounds)
+    ring = model(pattern, n_rounds, ring=True)
     written_out = model(long, n_rounds)
     top = slice(n * (copies - 1), None)  # the top copy
     assert torch.allclose(ring.logits, written_out.logits[..., top], atol=1e-5)
     if act:
         assert ring.halting.shape[0] == n_rounds
         assert torch.allclose(ring.halting, written_out.halting[..., top], atol=1e-5)
-    assert not model.ring  # cleared after the block
 
 
 def test_a_ring_refuses_what_cannot_be_one():
@@ -441,8 +438,7 @@ def test_a_ring_refuses_what_cannot_be_one():
                     {"window": 1, "position": "sinusoid"}):  # fmt: skip
         model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, **options)
         with pytest.raises(ValueError, match="ring needs"):
-            with in_a_ring(model):
-                pass
+            model(torch.zeros(1, 3, 2), 2, ring=True)
     attn = torch.nn.MultiheadAttention(8, 2, batch_first=True)
     with pytest.raises(ValueError, match="window <= 2"):
         banded_attention(torch.zeros(1, 2, 8), attn, 3, ring=True)
@@ -483,18 +479,36 @@ def test_measuring_runs_the_running_sums_only_and_gets_the_same_numbers(case):
     """Without gradients, in eval mode, an ACT model steps only the sums that still
     have a running position (``act_loop``'s ``rows_only``); every number must be what
     the full batch gives (with gradients on, every row steps every round), bit for
-    bit, with the input re-fed, positions held (``holding``) or run as a ring."""
+    bit, with the input re-fed, positions held (``held_until``) or run as a ring."""
     model = _halting_apart(inject=True).eval()
     bits = random_batch(40, 6, seed=3).bits  # (B, 7, 2)
     until = torch.randint(0, 12, (40, 8))  # floor, 6 bits, carry-out
-    scope = {"plain": contextlib.nullcontext(), "held": holding(model, until),
-             "ring": in_a_ring(model)}[case]  # fmt: skip
-    with scope:
-        with torch.enable_grad():
-            full = model(bits, 12)
-        with torch.no_grad():
-            rows = model(bits, 12)
+    options = {"plain": {}, "held": {"held_until": until}, "ring": {"ring": True}}[case]
+    with torch.enable_grad():
+        full = model(bits, 12, **options)
+    with torch.no_grad():
+        rows = model(bits, 12, **options)
     last_round = full.steps.amax(dim=1)  # (B,): the round a sum's last position halted
     assert last_round.min() < last_round.max() == full.halting.shape[0]  # some dropped
     for name in ("logits", "aux_loss", "steps", "halting"):
         assert torch.equal(getattr(rows, name), getattr(full, name).detach()), name
+
+
+def test_the_options_are_one_frozen_value_and_changes_are_checked():
+    """A model's options are one frozen :class:`UTOptions`; keywords change fields of
+    it, and a bad change fails as a bad option does."""
+    import dataclasses
+
+    from recur.models.ut import UTOptions
+
+    base = UTOptions(window=1, act=True)
+    model = UniversalTransformer(base, floor=True)
+    assert model.options == dataclasses.replace(base, floor=True)
+    assert model.floor and model.window == 1 and model.halting is not None
+    assert base.floor is False  # the value passed in is left as it was
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        model.options.window = 2
+    with pytest.raises(ValueError, match="position must be"):
+        UniversalTransformer(base, position="learned")
+    with pytest.raises(TypeError):
+        UniversalTransformer(base, no_such_option=1)

@@ -23,8 +23,6 @@ from recur.training.evaluate import evaluate
 from recur.training.loop import train
 
 UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
-
-
 ACT_TARGET = 0.99  # held-out exact match an ACT run stops at unless told otherwise
 
 

@@ -32,7 +32,6 @@ from recur.training.config import (
 # longer ones; the studies of the chapter measure why.
 FIRST_ACT = {"window": 1, "act": True, "n_rounds": 12, "n_steps": 1500}
 
-
 # A simpler procedure than Chapter 6's, and the base of its studies of single pieces
 # (``recipe``, ``waiting``): the input re-fed every round, a learned relative attention
 # bias instead of the sinusoid, no round signal, a 0 + 0 "floor" bit under bit 0, noise
@@ -53,7 +52,6 @@ TUNED_ACT = FIRST_ACT | {
     "stop_at_exact": None,
 }
 
-
 # Chapter 6's model; ``train_book_act(seed)`` trains it with its check and restarts.
 # On top of TUNED_ACT: while training, each position pauses in each round with chance
 # 1/4 (it keeps its state), so the round count does not tell when a carry arrives; a cap
@@ -72,7 +70,6 @@ BOOK_ACT = TUNED_ACT | {
     "eval_every": 100,
     "chain_kill_share": 0.5,
 }
-
 
 # A run that has not passed its check by this step gives up when another run may
 # follow, since one from a new seed is likelier to pass. Chosen on the first runs of

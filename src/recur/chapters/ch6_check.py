@@ -22,12 +22,10 @@ from recur.core.tasks import (
     twice_width_plus_one,
 )
 from recur.models.cell import Unroll
-from recur.models.running import model_device, run_model
-from recur.models.ut import UniversalTransformer, holding, in_a_ring
+from recur.models.running import run_model
+from recur.models.ut import UniversalTransformer
 
 CHECK_SUMS = 1000  # fresh long-chain 8-bit sums in each act_check
-
-
 MAX_BEYOND = 0.5  # the most mean steps beyond the carry a passing check allows
 
 
@@ -35,22 +33,17 @@ MAX_BEYOND = 0.5  # the most mean steps beyond the carry a passing check allows
 # one eighth, so that at the same rate it could wait eight times as long (64 bits).
 MAX_BUDGET_USED = 0.99 / 8
 
-
 # The check's delayed carries: 8-bit sums whose carries are held back DELAY rounds, so
 # that the positions above wait as long as in a 64-bit chain (8 + 56 rounds); at least
 # MIN_DELAYED of them must come out right (the bar asks 97% of 64-bit long chains).
 DELAY = 56
-
-
 MIN_DELAYED = 0.99
 
 
 # The check's rings: every pattern of 8 propagating pairs (1 + 0 or 0 + 1), run as a
-# ring (``in_a_ring``) for RING_ROUNDS rounds, as long as the longest wait in a 64-bit
+# ring (``ring=True``) for RING_ROUNDS rounds, as long as the longest wait in a 64-bit
 # chain; no position may use more than MAX_RING_BUDGET of its halting budget.
 RING_ROUNDS = 8 + DELAY
-
-
 MAX_RING_BUDGET = 0.5
 
 
@@ -68,12 +61,12 @@ def halting_in_a_ring(
 ) -> float:
     """The largest share of its halting budget, h_1 + ... + h_R over R = ``n_rounds``
     (at most 1), that any position used when every pattern of ``n_bits`` propagating
-    pairs runs as a ring (:func:`recur.models.ut.in_a_ring`): each position then sees
+    pairs runs as a ring (``ring=True``, :meth:`UniversalTransformer.forward`): each
+    position then sees
     what a position deep inside a run of propagating bits of any length sees while its
     carry has not come yet. Near 0, it could wait much longer; 1, it halted."""
     bits = propagating_rings(n_bits)  # (2^n, n, 2): run_model moves them
-    with in_a_ring(model):
-        out = run_model(model, bits, n_rounds)
+    out = run_model(model, bits, n_rounds, ring=True)
     if out.halting is None:
         raise ValueError("this measurement needs an ACT model (act=True)")
     return min(1.0, float(out.halting.sum(dim=0).max()))
@@ -84,31 +77,24 @@ def delayed_right(model: UniversalTransformer, batch: AdditionBatch, delay: int)
     (B, n), when every position that learns its carry-in in round 2
     (:func:`batch_wait_rounds`; it sits just above the lowest bit of a run of
     propagating bits) keeps its first round's state ``delay`` more rounds
-    (``holding``): the positions above it wait ``delay`` rounds longer than the sum's
+    (``held_until``): the positions above it wait ``delay`` rounds longer than the sum's
     width makes them, at the cap 2(n + 1) + ``delay``."""
     wait = batch_wait_rounds(batch)  # (B, n)
     until = torch.as_tensor(np.where(wait == 2, delay, 0))  # (B, n)
     if model.floor:  # the floor bit below bit 0 is never held
         until = torch.nn.functional.pad(until, (1, 0))  # (B, 1 + n)
     cap = twice_width_plus_one(batch.n_positions - 1) + delay  # n bits: n + 1 places
-    with holding(model, until.to(model_device(model))):
-        out = run_model(model, batch.bits, cap)
+    out = run_model(model, batch.bits, cap, held_until=until)
     steps, right = steps_and_right(out, batch)
     return right, steps
 
 
-def halting_used_while_waiting(
-    model: UniversalTransformer, batch: AdditionBatch, max_steps: int
-) -> float:
-    """The largest share of its halting budget, ``h_1 + ... + h_r`` over the rounds r
-    before its carry-in can be known (:func:`batch_wait_rounds`), that any position of
-    ``batch`` used up: near 0, a position could wait many times longer before ACT
-    stops it; at 1 - eps it halts before its carry arrives."""
-    return _budget_spent(run_model(model, batch.bits, max_steps), batch)
-
-
-def _budget_spent(out: Unroll, batch: AdditionBatch) -> float:
-    """:func:`halting_used_while_waiting` from an ACT model's (CPU) output."""
+def budget_spent(out: Unroll, batch: AdditionBatch) -> float:
+    """From an ACT model's (CPU) output on ``batch``: the largest share of its halting
+    budget, ``h_1 + ... + h_r`` over the rounds r before its carry-in can be known
+    (:func:`batch_wait_rounds`), that any position used up. Near 0, a position could
+    wait many times longer before ACT stops it; at 1 - eps it halts before its carry
+    arrives."""
     if out.halting is None:
         raise ValueError("this measurement needs an ACT model (act=True)")
     used = out.halting.cumsum(dim=0).numpy()  # (M, B, n): h_1 + ... + h_r
@@ -125,7 +111,7 @@ class ActCheck:
     :data:`CHECK_SUMS` fresh long-chain 8-bit sums, the mean steps beyond the carry on
     them and on as many random 8-bit sums (positions with a carry; the larger of the
     two), the largest share of the halting budget a waiting position used
-    (:func:`halting_used_while_waiting`), and exact match on :data:`CHECK_SUMS`
+    (:func:`budget_spent`), and exact match on :data:`CHECK_SUMS`
     long-chain 8-bit sums, half of them ending in a kill, whose carries are held back
     :data:`DELAY` rounds (:func:`delayed_right`), and the largest share of the halting
     budget a position used in :data:`RING_ROUNDS` rounds in a ring of 8 propagating
@@ -177,7 +163,7 @@ def act_check(model: UniversalTransformer, row: dict, seed: int) -> ActCheck:
     beyond = max(
         beyond_the_carry(steps, chains), beyond_the_carry(random_steps, randoms)
     )  # the worse of long chains and random sums
-    used = _budget_spent(out, chains)
+    used = budget_spent(out, chains)
     waits = long_chain_batch(CHECK_SUMS, 8, seed=seed + 3_000_017, kill_share=0.5)
     delayed, _ = delayed_right(model, waits, DELAY)
     ring = halting_in_a_ring(model, 8, RING_ROUNDS)

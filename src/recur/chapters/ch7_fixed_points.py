@@ -34,8 +34,6 @@ from recur.training.evaluate import evaluate
 # first check at which every held-out pair is right, and right still when the solver
 # may run DEQ_CHECK_CAP iterations (train_deq).
 DEQ_TRAINING = {"max_bits": 8, "n_rounds": 18}
-
-
 DEQ_CHECK_CAP = 64  # the check's solver cap, as Chapter 2's check runs 64 rounds
 
 

@@ -26,8 +26,6 @@ PONDER_MODEL = {
     "floor": True,
     "pause": 0.25,
 }
-
-
 PONDER_TRAINING = {
     "n_rounds": 16,
     "chain_share": 0.25,

@@ -20,8 +20,6 @@ import numpy as np
 import pandas as pd
 
 BITS = np.uint8
-
-
 RUNNING_EXAMPLE = ("0111", "0001")  # 7 + 1 = 8, the sum every chapter runs
 
 

@@ -48,8 +48,6 @@ def seed_everything(seed: int) -> torch.Generator:
 # torch's own thread count when recur was imported: a different count later means the
 # user called torch.set_num_threads, and their choice is kept.
 _TORCH_DEFAULT_THREADS = torch.get_num_threads()
-
-
 BOOK_THREADS = 1  # the book's models are small: one thread, see cpu_threads
 
 

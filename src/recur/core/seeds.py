@@ -46,20 +46,14 @@ class Seeds:
 
 # Test-sum offsets (a sum of n bits is drawn with offset + n)
 CHOICE_SUMS = 2024  # the first studies of Chapter 6, which chose the model's pieces
-
-
 CANDIDATE_SUMS = 8_000_000  # choosing between candidate procedures
 
 
 REPORT_SUMS = 9_000_000  # the twenty-seed studies: never used to choose
-
-
 PAGE_SUMS = 7000  # Chapter 6's live run, tested on the page
 
 
 BENCH_SUMS = 99  # make bench's act_ut entry
-
-
 STUDIES = (
     Seeds("first recipe", 0, 4, CHOICE_SUMS, CHOOSE,
           "Chapter 6's first studies: the time penalty, the ramp, the position signal, "

@@ -68,7 +68,7 @@ def banded_attention(
     i - window .. i (a relative attention bias, as a float mask would add it).
     With ``ring``, the positions form a ring: the keys below position 0 are the top
     ``window`` positions, so a periodic pattern of n positions behaves as the same
-    pattern repeated without end (:func:`in_a_ring`)."""
+    pattern repeated without end (``UniversalTransformer(..., ring=True)``)."""
     if window < 0:
         raise ValueError(f"window must be >= 0, got {window}")
     batch, n, d = x.shape

@@ -31,14 +31,19 @@ def eval_mode(model: nn.Module):
 
 
 @torch.no_grad()
-def run_model(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> Unroll:
+def run_model(model: nn.Module, bits: torch.Tensor, n_rounds: int, **options) -> Unroll:
     """Every measurement's one way to run a model: the inputs go to the model's device,
     the model runs in eval mode (its mode is restored afterwards) without building a
     graph for gradients (a long run would keep every round's activations), and the
-    results come back on the CPU."""
+    results come back on the CPU. ``options`` go to the model's ``forward``, tensors
+    moved to its device too."""
     device = model_device(model)
+    options = {
+        k: v.to(device) if isinstance(v, torch.Tensor) else v
+        for k, v in options.items()
+    }
     with eval_mode(model), cpu_threads(None, device):
-        return model(bits.to(device), n_rounds).cpu()
+        return model(bits.to(device), n_rounds, **options).cpu()
 
 
 def learned_readouts(model: nn.Module, a: str, b: str, n_rounds: int) -> list[str]:

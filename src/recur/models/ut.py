@@ -32,8 +32,8 @@ round.
 
 from __future__ import annotations
 
-import contextlib
 import functools
+from dataclasses import dataclass, replace
 
 import torch
 from torch import nn
@@ -43,100 +43,73 @@ from recur.models.attention import MAX_OFFSET, UTBlock, local_mask, position_tab
 from recur.models.cell import Unroll, check_bits_tensor, check_rounds
 
 
-def _check_options(
-    d_model: int, n_heads: int, position: str, position_offsets: int, pause: float
-) -> None:
-    """The :class:`UniversalTransformer` options that can be wrong on their own."""
-    if d_model % 2 or d_model % n_heads:
-        raise ValueError(f"d_model ({d_model}) must be even and divisible by n_heads")
-    if position not in ("sinusoid", "none", "relative"):
-        raise ValueError(
-            f"position must be 'sinusoid', 'none' or 'relative', got {position!r}"
-        )
-    if position_offsets < 0:
-        raise ValueError(f"position_offsets must be >= 0, got {position_offsets}")
-    if not 0 <= pause < 1:
-        raise ValueError(f"pause must be in [0, 1), got {pause}")
+@dataclass(frozen=True)
+class UTOptions:
+    """Every option of :class:`UniversalTransformer`, with its default. Chapter 6's
+    model is ``UTOptions(window=1, act=True, position="relative", inject=True,
+    round_signal=False, floor=True, halt_noise=2.0, pause=0.25, train_rows_only=True,
+    ponder_weight=0.1)`` (:data:`recur.chapters.ch6_act_ut.BOOK_ACT`)."""
 
+    d_model: int = 32
+    n_heads: int = 4
+    d_ff: int = 64
+    window: int | None = None  # local attention: itself and this many positions below
+    max_rounds: int = 24
+    act: bool = False  # ACT halting per position (Chapter 5), else fixed rounds
+    act_eps: float = 0.01  # ACT halts once h_1 + ... + h_r >= 1 - act_eps
+    ponder_weight: float = 0.01  # tau: the ponder cost's weight in the loss
+    position: str = "sinusoid"  # "sinusoid", "none" or "relative" (a learned bias)
+    position_offsets: int = 0  # training shifts the sinusoid by up to this many
+    inject: bool = False  # re-feed the embedded bits before every round
+    round_signal: bool = True  # False: no timestep part in P^r
+    halt_noise: float = 0.0  # noise on the halting logits while training
+    floor: bool = False  # a 0 + 0 bit under bit 0, read out by no one
+    banded: bool = True  # a local window runs banded, not masked, attention
+    pause: float = 0.0  # in training, each position skips a round with this chance
+    # ACT: step only the sums with a running position while training too (as when
+    # measuring): the same gradients in exact arithmetic, other rounding
+    train_rows_only: bool = False
 
-@contextlib.contextmanager
-def holding(model: UniversalTransformer, held_until: torch.Tensor):
-    """Within the block, ``model`` holds positions: ``held_until`` (B, n) gives the last
-    round r (counted from 0) through which each keeps the state of its first round
-    (0: never held), on the positions the model runs (with the floor bit, one more
-    below bit 0). A carry that must pass a held position arrives that much later, so
-    a check can make the positions above it wait as long as in a much wider sum."""
-    model.held_until = held_until
-    try:
-        yield model
-    finally:
-        model.held_until = None
-
-
-@contextlib.contextmanager
-def in_a_ring(model: UniversalTransformer):
-    """Within the block, ``model`` runs its positions as a ring: the positions below
-    bit 0 are the top ones, and there is no floor bit (banded local attention only).
-    A position then sees, round after round, what it would see inside the same
-    pattern repeated without end: for n propagating bits, a position deep inside a
-    run of them, waiting for a carry that has not come yet."""
-    if model.window is None or not model.banded:
-        raise ValueError("a ring needs a local window run as banded attention")
-    if model.position == "sinusoid":  # position i would still tell where it sits
-        raise ValueError("a ring needs a model without an absolute position signal")
-    model.ring = True
-    try:
-        yield model
-    finally:
-        model.ring = False
+    def __post_init__(self) -> None:
+        if self.d_model % 2 or self.d_model % self.n_heads:
+            raise ValueError(
+                f"d_model ({self.d_model}) must be even and divisible by n_heads"
+            )
+        if self.position not in ("sinusoid", "none", "relative"):
+            raise ValueError(
+                "position must be 'sinusoid', 'none' or 'relative', "
+                f"got {self.position!r}"
+            )
+        if self.position_offsets < 0:
+            raise ValueError(
+                f"position_offsets must be >= 0, got {self.position_offsets}"
+            )
+        if not 0 <= self.pause < 1:
+            raise ValueError(f"pause must be in [0, 1), got {self.pause}")
 
 
 class UniversalTransformer(nn.Module):
     """A UT encoder for binary addition: embed the bits, run the shared block, read out
     each position's sum bit. Fixed rounds, or ACT per position (``act=True``)."""
 
-    def __init__(
-        self,
-        d_model: int = 32,
-        n_heads: int = 4,
-        d_ff: int = 64,
-        window: int | None = None,
-        max_rounds: int = 24,
-        act: bool = False,
-        act_eps: float = 0.01,
-        ponder_weight: float = 0.01,
-        position: str = "sinusoid",
-        position_offsets: int = 0,
-        inject: bool = False,
-        round_signal: bool = True,
-        halt_noise: float = 0.0,
-        floor: bool = False,
-        banded: bool = True,
-        pause: float = 0.0,
-        train_rows_only: bool = False,
-    ):
+    def __init__(self, options: UTOptions | None = None, **changes):
+        """``options``, with ``changes`` to any of its fields (``window=1``)."""
         super().__init__()
-        _check_options(d_model, n_heads, position, position_offsets, pause)
-        self.position, self.position_offsets = position, position_offsets
-        self.inject = inject  # re-feed the embedded bits before every round
-        self.round_signal = round_signal  # False: no timestep part in P^r
-        self.floor = floor  # True: a 0 + 0 bit under bit 0, read out by no one
+        options = replace(options or UTOptions(), **changes)
+        self.options = options
+        for name in ("position", "position_offsets", "inject", "round_signal", "floor",
+                     "window", "max_rounds", "banded", "pause", "train_rows_only",
+                     "act", "act_eps", "ponder_weight", "d_model"):  # fmt: skip
+            setattr(self, name, getattr(options, name))
         self.offset = 0  # the shift of the position signal in the current forward pass
-        self.window, self.max_rounds = window, max_rounds
-        self.banded = banded  # a local window runs banded, not masked, attention
-        self.pause = pause  # in training, each position skips a round with this chance
-        # ACT: step only the sums with a running position while training too (as when
-        # measuring): the same gradients in exact arithmetic, other rounding
-        self.train_rows_only = train_rows_only
-        self.held_until = None  # (B, n): set by :func:`holding`, else None
-        self.ring = False  # True: positions in a ring, set by :func:`in_a_ring`
-        self.act, self.act_eps, self.ponder_weight = act, act_eps, ponder_weight
-        self.d_model = d_model
+        d_model, n_heads = options.d_model, options.n_heads
         self.embed = nn.Linear(2, d_model)
-        self.block = UTBlock(d_model, n_heads, d_ff)
-        self.halting = HaltingUnit(d_model, noise=halt_noise) if act else None
+        self.block = UTBlock(d_model, n_heads, options.d_ff)
+        self.halting = None  # ACT's halting unit
+        if options.act:
+            self.halting = HaltingUnit(d_model, noise=options.halt_noise)
         self.relative = None  # (H, offsets): a learned score bias per relative offset
-        if position == "relative":
+        if options.position == "relative":
             self.relative = nn.Parameter(torch.zeros(n_heads, 2 * MAX_OFFSET + 1))
         self.readout = nn.Linear(d_model, 1)
 
@@ -162,13 +135,16 @@ class UniversalTransformer(nn.Module):
         problem: torch.Tensor | None = None,
         rows: torch.Tensor | None = None,
         batch_size: int | None = None,
+        held_until: torch.Tensor | None = None,
+        ring: bool = False,
     ) -> torch.Tensor:
         """One round: H^r from H^{r-1}; with injection the embedded bits ``problem``
         are added too, as in Chapter 3's cell: ``H^r = Block(H^{r-1} + P^r + E)``.
         A local window runs banded attention (the same function as the masked one,
         O(n w) instead of O(n^2)) unless the model was built with ``banded=False``.
         ``rows``: ``state`` holds only these rows (sums) of the batch of
-        ``batch_size`` (ACT's ``rows_only``: when measuring, or ``train_rows_only``)."""
+        ``batch_size`` (ACT's ``rows_only``: when measuring, or ``train_rows_only``).
+        ``held_until`` and ``ring``: see :meth:`forward`."""
         if rows is not None and problem is not None:
             problem = problem[rows]  # (b, n, d)
         n = state.shape[1]
@@ -180,7 +156,7 @@ class UniversalTransformer(nn.Module):
             x = x + problem  # (B, n, d): input injection
         if self.banded and self.window is not None:
             bias = self.window_bias()  # (H, w + 1) or None
-            new_state = self.block(x, window=self.window, bias=bias, ring=self.ring)
+            new_state = self.block(x, window=self.window, bias=bias, ring=ring)
         elif self.relative is not None:
             mask = self.attention_bias(n, state.shape[0], state.device)
             new_state = self.block(x, mask)  # (B, n, d)
@@ -192,8 +168,8 @@ class UniversalTransformer(nn.Module):
             paused = torch.rand(all_rows, n, device=state.device) < self.pause  # (B, n)
             paused = paused if rows is None else paused[rows]  # (b, n)
             new_state = torch.where(paused[..., None], state, new_state)  # (B, n, d)
-        if self.held_until is not None and r >= 1:  # see holding()
-            held_until = self.held_until if rows is None else self.held_until[rows]
+        if held_until is not None and r >= 1:
+            held_until = held_until if rows is None else held_until[rows]
             held = held_until >= r  # (B, n): held after its first round
             new_state = torch.where(held[..., None], state, new_state)  # (B, n, d)
         return new_state
@@ -218,12 +194,20 @@ class UniversalTransformer(nn.Module):
             bias = bias.masked_fill(blocked, float("-inf"))
         return bias.repeat(batch_size, 1, 1)  # (B * H, n, n), batch-major as MHA wants
 
-    def prepare(self, bits: torch.Tensor, n_rounds: int) -> tuple:
+    def prepare(
+        self,
+        bits: torch.Tensor,
+        n_rounds: int,
+        held_until: torch.Tensor | None = None,
+        ring: bool = False,
+    ) -> tuple:
         """Check the input, embed it (with the floor bit if asked) and return H^0, the
         round function ``step(state, r)`` and the slice of the positions asked for."""
         check_bits_tensor(bits)
         check_rounds(n_rounds)
-        floor = self.floor and not self.ring  # a ring has no bit below bit 0
+        if ring:
+            self._check_ring()
+        floor = self.floor and not ring  # a ring has no bit below bit 0
         if floor:  # bit 0 then sees two keys, like every other position
             bits = nn.functional.pad(bits, (0, 0, 1, 0))  # (B, 1 + n, 2)
         real = slice(1, None) if floor else slice(None)  # the positions asked for
@@ -233,13 +217,41 @@ class UniversalTransformer(nn.Module):
         self.offset = 0
         if self.training and self.position_offsets:
             self.offset = int(torch.randint(self.position_offsets + 1, (1,)))
-        step = functools.partial(self.step, problem=problem, batch_size=len(bits))
+        step = functools.partial(
+            self.step,
+            problem=problem,
+            batch_size=len(bits),
+            held_until=held_until,
+            ring=ring,
+        )
         return state, step, real
 
-    def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
+    def _check_ring(self) -> None:
+        if self.window is None or not self.banded:
+            raise ValueError("a ring needs a local window run as banded attention")
+        if self.position == "sinusoid":  # position i would still tell where it sits
+            raise ValueError("a ring needs a model without an absolute position signal")
+
+    def forward(
+        self,
+        bits: torch.Tensor,
+        n_rounds: int,
+        held_until: torch.Tensor | None = None,
+        ring: bool = False,
+    ) -> Unroll:
         """Fixed rounds: a readout after each. ACT: up to ``n_rounds`` rounds per
-        position; the readout of the mixed state, the ponder cost as ``aux_loss``."""
-        state, step, real = self.prepare(bits, n_rounds)
+        position; the readout of the mixed state, the ponder cost as ``aux_loss``.
+
+        Two ways to make a position wait longer than the sum's width makes it, for
+        Chapter 6's check. ``held_until`` (B, n) gives the last round r (counted from
+        0) through which each position keeps the state of its first round (0: never
+        held), on the positions the model runs (with the floor bit, one more below
+        bit 0): a carry that must pass a held position arrives that much later.
+        ``ring=True`` runs the positions as a ring: the positions below bit 0 are the
+        top ones and there is no floor bit (banded local attention only), so for n
+        propagating bits each position sees what a position deep inside a run of them
+        sees while its carry has not come."""
+        state, step, real = self.prepare(bits, n_rounds, held_until, ring)
         if self.act:
             measuring = not (self.training or torch.is_grad_enabled())
             rows_only = measuring or self.train_rows_only

@@ -50,14 +50,10 @@ LIVE = (
     "Chapter 7's DEQ cell",
     "Chapter 7's PonderNet",
 )
-
-
 LIVE_CELLS = (LIVE[0], LIVE[3])  # the two whose test is 1,024-bit sums
 
 
 UT_EXACT = 0.99  # Chapter 4's local UT: share of 8-bit sums right after 9 rounds
-
-
 PONDER_SLOPE = 0.5  # PonderNet "does not wait": fewer extra rounds per carry position
 
 
@@ -166,8 +162,6 @@ def live_counts(table: pd.DataFrame, name: str) -> dict:
 
 
 SEEDS_NEEDED = 19  # of 20: how often the book asks a result it states to hold
-
-
 RESULTS = LIVE[:4]  # PonderNet's row counts a shortcoming, not a result
 
 

@@ -53,8 +53,6 @@ STUDIES = (
     Study("ch7", "ch7_length.csv", "ACT against PonderNet (Chapter 7)",
           ".venv/bin/python benchmarks/ch7_studies.py", "ACT against PonderNet"),
 )  # fmt: skip
-
-
 TIME_COLUMNS = ("train seconds",)  # a run's whole training, restarts included
 
 

@@ -18,8 +18,6 @@ from recur.core.seeds import REPORT_SUMS
 from recur.core.tasks import twice_width_plus_one
 
 SEED_WIDTHS = (8, 16, 32, 64)
-
-
 WIDE_WIDTHS = (8, 128, 256, 512, 1024)  # the moonshot's widths (the ``wide`` study)
 
 

@@ -16,8 +16,6 @@ STATE, PROBLEM, SHARED, HALTED = "#dbe8f5", "#fde3c8", "#e3f1e3", "#eeeeee"
 
 
 INJECT = "#c26a1b"  # the problem's bits fed in again: a darker PROBLEM
-
-
 HALTING_TEXT = "#555555"  # not purple: the palette keeps purple for the longest chain
 
 

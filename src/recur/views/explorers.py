@@ -97,8 +97,6 @@ def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
 # training width (Chapter 2 tests it at 1,024 bits); the ACT Transformer is slower in
 # the browser (a few hundred rounds of attention at 256 bits).
 PAGE_MAX_BITS = {"cell": 1024, "act": 256, "deq": 1024}
-
-
 PAGE_COLORS = ("one", "zero", "wrong", "halting")  # the colours explorers.js draws
 
 

@@ -29,7 +29,6 @@ from recur.models.ut import UniversalTransformer
 
 MODELS_DIR = Path("_extra/_static/models")  # from book/, where the chapters run
 
-
 # The UT options models.js implements: Chapter 6's model. Any other value is refused
 # here, at build time, rather than computed wrongly in the page.
 UT_NEEDS = {"act": True, "position": "relative", "round_signal": False}

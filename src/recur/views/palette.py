@@ -15,8 +15,6 @@ COLORS = {
     "halting": "#bbbbbb",  # a halting probability h_r (Chapter 5)
     "weight": "#2e8b57",  # an ACT weight p_r (Chapter 5)
 }
-
-
 MEANING = {  # short enough for a legend under a 4-bit grid: one per colour
     "one": "1 bit",
     "zero": "0 bit",
@@ -55,6 +53,4 @@ PALETTE = (
     "#bcbd22",
     "#17becf",
 )
-
-
 MARKERS = "osD^vPX*h<>p"  # a marker per series, so that lines on top of each other show

@@ -16,8 +16,6 @@ TOP = (  # column, marker, colour; the no-carry waits are held to the long chain
     ("exact, long chains", "s", PALETTE[2]),
     ("exact, long waits without a carry", "^", PALETTE[4]),
 )
-
-
 EARLY = {  # column: (colour, legend)
     "halted before the carry": (PALETTE[1], "random sums"),
     "halted before the carry, long chains": (PALETTE[2], "long chains"),

@@ -60,14 +60,10 @@ def exact_axis(ax: plt.Axes, label: str = "exact match") -> None:
 # The text column at 1280 px holds about 6.8 inches of a figure at 100 px per inch: a
 # wider figure is shrunk into it, and its letters with it.
 COLUMN_INCHES = 6.8
-
-
 PX_PER_INCH = 100  # the page shows a figure at 100 CSS px per inch (retina PNGs at 2x)
 
 
 MAX_TEXT_SCALE = 1.5
-
-
 MIN_TEXT_PX = 12  # the smallest letters a figure may show at 1280 px
 
 

@@ -22,19 +22,14 @@ CELL = (
     "border:1px solid #999;width:1.7em;height:1.7em;"
     "text-align:center;font-family:monospace"
 )
-
-
 ROW_HEAD = '<th style="text-align:right;padding-right:6px">{}</th>'
 
 
 FILL = {"1": COLORS["one"], "0": COLORS["zero"], " ": COLORS["zero"]}
-
-
 CHAIN_EDGE = f"border-bottom:4px solid {COLORS['chain']}"
 
 
 FILL_KEYS = ("one", "zero", "moved", "wrong", "chain")  # the colours carry.js draws
-
 
 # The static page has no kernel, so a text field could not compute; it is shown
 # read-only with this line.
