@@ -284,8 +284,8 @@ def test_search_snippets_show_no_raw_tex(page, site):
 
 @pytest.mark.parametrize("name", PAGES)
 def test_nothing_widens_the_page_on_a_phone(page, site, name):
-    """At 420 px no sentence or table pushes the page wider than the screen (issue
-    19: the Performance page was 517 px wide); wide tables scroll inside the column."""
+    """At 420 px no sentence or table pushes the page wider than the screen; wide
+    tables scroll inside the column."""
     page.set_viewport_size({"width": 420, "height": 900})
     open_page(page, site, name)
     width = page.evaluate("document.documentElement.scrollWidth")

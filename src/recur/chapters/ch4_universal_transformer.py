@@ -74,16 +74,10 @@ def train_local_ut(seed: int = 0, max_attempts: int = 2, **overrides) -> CellRun
     """Chapter 4's training procedure: :data:`LOCAL_UT`, and if 1,500 steps do not get
     every held-out pair right, again from the next seed of
     :func:`recur.training.config.attempt_seeds`, at most ``max_attempts`` runs (the
-    restart of Chapters 2, 6 and 7). Why: with 800 steps, in one run, 15 of seeds 0-19
-    got every held-out pair right, and each of them then added at least 99% of fresh
-    8-bit sums; the 3 that fell short of that were among the 5 that did not get there
-    (``benchmarks/live_studies.py``, ``data/live_seeds_first_100.csv``). With a second
-    run of 800 steps still 3 fell short: of the second runs, 3 of 5 did not get there
-    either. On seeds 820-859, used for nothing else, runs of up to 2,000 steps got every
-    held-out pair right by step 1,100 at the latest (6 of 40 after step 800), so the
-    step cap became 1,500. The step size is constant, so a run that gets there within
-    800 steps is the same as before. ``overrides`` go to :func:`train_ut` (``device``,
-    ``progress``, ...)."""
+    restart of Chapters 2, 6 and 7). The restart and the step cap rest on the live
+    study's seeds (``data/live_seeds.csv``) and on seeds 820-859, used for nothing else,
+    where every run got every held-out pair right by step 1,100. ``overrides`` go to
+    :func:`train_ut` (``device``, ``progress``, ...)."""
     (model, run), n_runs, seconds = restarting(
         lambda attempt_seed: train_ut(**(LOCAL_UT | overrides), seed=attempt_seed),
         lambda result: result[1].reached,

@@ -170,8 +170,7 @@ def static_carry_explorer(a: str = "0111", b: str = "0001"):
 def halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = 0.01):
     """Sliders for h_1..h_M and epsilon; shows N, R, the weights p_r and the ponder cost
     (Graves 2016, Eqs. 6-10) as computed by :func:`recur.models.act.halting_weights`. In
-    the static page the same explorer runs in the browser (``_static/halting.js``, issue
-    20)."""
+    the static page the same explorer runs in the browser (``_static/halting.js``)."""
     if static_page():
         return static_halting_explorer(h, eps)
     import torch
