@@ -54,8 +54,8 @@ DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
 # Chapter 6's model trained stepping only the sums with a running position (its
 # default), or every sum (the same in exact arithmetic: other rounding)
-ROWS_ONLY = BOOK_ACT["model_options"] | {"train_rows_only": True}
-EVERY_SUM = BOOK_ACT["model_options"] | {"train_rows_only": False}
+ROWS_ONLY = BOOK_ACT.settings()["model_options"] | {"train_rows_only": True}
+EVERY_SUM = BOOK_ACT.settings()["model_options"] | {"train_rows_only": False}
 
 # The seeds study's seeds and tests; the give_up study's first runs
 BOOK_SEEDS = {
@@ -82,7 +82,7 @@ THIRD_RUN = {
 RECIPE = copy.deepcopy(
     {
         k: v
-        for k, v in TUNED_ACT.items()
+        for k, v in TUNED_ACT.settings().items()
         if k not in ("window", "act", "n_rounds", "n_steps")
     }
 )  # the budget, TUNED_ACT's 800 steps, is a study setting (below); a copy, so that
@@ -170,7 +170,7 @@ STUDIES = {
         act_runs,
         {
             "variants": RECIPE_VARIANTS,
-            "n_steps": TUNED_ACT["n_steps"],
+            "n_steps": TUNED_ACT.n_steps,
             "seeds": [0, 1, 2],
             "widths": (8, 16, 32, 64),
             "max_steps": twice_width_plus_one,
@@ -203,7 +203,7 @@ STUDIES = {
         waiting_runs,
         {
             "variants": {name: RECIPE_VARIANTS[name] for name in WAITING_VARIANTS},
-            "n_steps": TUNED_ACT["n_steps"],
+            "n_steps": TUNED_ACT.n_steps,
             "seeds": [0, 1, 2],
             "widths": (8, 32),
             "n_sums": 300,

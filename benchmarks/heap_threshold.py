@@ -33,7 +33,7 @@ def _train() -> float:
 
     settings = {"n_steps": 200, "eval_every": 100, "stop_at_exact": None}
     start = time.perf_counter()
-    train_ut(**(BOOK_ACT | settings), seed=710, progress=False, device="cpu")
+    train_ut(**(BOOK_ACT.settings() | settings), seed=710, progress=False, device="cpu")
     return time.perf_counter() - start
 
 
@@ -45,7 +45,7 @@ def _memory() -> float:
     from recur.models.ut import UniversalTransformer
 
     torch.manual_seed(0)
-    options = BOOK_ACT["model_options"]
+    options = BOOK_ACT.settings()["model_options"]
     model = UniversalTransformer(window=1, act=True, **UT_SIZE, **options)
     model.halting.linear.bias.data.fill_(-30.0)  # no position halts before round 800
     for k in range(3):

@@ -237,7 +237,9 @@ def _first_steps(paths: str, n_steps: int = 100) -> tuple[float, bytes]:
         with cpu_threads(1, torch.device("cpu")):
             settings = {"n_steps": n_steps, "stop_at_exact": None, "eval_every": 1000}
             start = time.perf_counter()
-            model, _ = train_ut(**(BOOK_ACT | settings), device="cpu", progress=False)
+            model, _ = train_ut(
+                **(BOOK_ACT.settings() | settings), device="cpu", progress=False
+            )
             seconds = time.perf_counter() - start
     finally:
         attention.two_slots = fast
@@ -272,7 +274,9 @@ def bench_rows_only(repeats: int = 5, trained_steps: int = 600) -> None:
     (median of ``repeats``, each the mean of 50 steps) and their ratio."""
     with cpu_threads(1, torch.device("cpu")):
         settings = {"n_steps": trained_steps, "stop_at_exact": None, "eval_every": 1000}
-        trained, run = train_ut(**(BOOK_ACT | settings), device="cpu", progress=False)
+        trained, run = train_ut(
+            **(BOOK_ACT.settings() | settings), device="cpu", progress=False
+        )
 
         def per_step(rows_only: bool) -> float:
             model = copy.deepcopy(trained)
@@ -296,12 +300,12 @@ def _step_models():
     from recur.models.cell import LocalCell
     from recur.models.ut import UniversalTransformer
 
-    opts = BOOK_ACT["model_options"]
+    opts = BOOK_ACT.settings()["model_options"]
     yield "shared", LocalCell, {"max_bits": 8, "lr": 1e-2}
     yield "act_ut", lambda: UniversalTransformer(
         window=1, act=True, **UT_SIZE, **opts
-    ), {"max_bits": 8, "n_rounds": BOOK_ACT["n_rounds"], "lr": BOOK_ACT["lr"],
-        "chain_share": BOOK_ACT["chain_share"]}  # fmt: skip
+    ), {"max_bits": 8, "n_rounds": BOOK_ACT.n_rounds, "lr": BOOK_ACT.lr,
+        "chain_share": BOOK_ACT.chain_share}  # fmt: skip
 
 
 def devices() -> list[str]:

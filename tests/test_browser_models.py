@@ -299,7 +299,7 @@ def test_the_page_adds_the_halting_sum_in_float32_as_the_library_does(page, site
 
     torch.manual_seed(0)
     model = UniversalTransformer(
-        window=1, act=True, **UT_SIZE, **BOOK_ACT["model_options"]
+        window=1, act=True, **UT_SIZE, **BOOK_ACT.settings()["model_options"]
     ).eval()
     with torch.no_grad():
         model.halting.linear.weight.zero_()

@@ -27,7 +27,7 @@ def test_a_weight_travels_as_little_endian_float32():
 def _chapter6_model(seed: int) -> UniversalTransformer:
     torch.manual_seed(seed)
     model = UniversalTransformer(
-        window=1, act=True, **UT_SIZE, **BOOK_ACT["model_options"]
+        window=1, act=True, **UT_SIZE, **BOOK_ACT.settings()["model_options"]
     )
     with torch.no_grad():  # untrained weights, but not the zeros the bias starts at
         model.relative.normal_()

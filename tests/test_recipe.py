@@ -463,3 +463,47 @@ def test_give_up_counts_by_hand():
     )
     counts = seed_study.give_up_counts(checks)
     assert counts == {"n": 3, "passed": 2, "latest": 800, "never": 1}
+
+
+def _with_train_ut_defaults(recipe: dict) -> dict:
+    """A recipe as train_ut sees it: what it sets, and train_ut's and TrainConfig's
+    defaults for the rest (read off their signatures by hand)."""
+    act = recipe.get("act", False)
+    defaults = {
+        "act": False, "n_rounds": 9, "ponder_weight": 0.01, "model_options": {},
+        "n_steps": 1500, "lr": 1e-3, "lr_decay": "none", "chain_share": 0.0,
+        "chain_kill_share": 0.0, "eval_every": 100,
+        "stop_at_exact": 0.99 if act else 1.0,
+    }  # fmt: skip
+    return defaults | recipe
+
+
+def test_the_recipes_train_what_the_dicts_they_replace_trained():
+    """The frozen recipes give train_ut the settings the book's recipes always had,
+    written out here as they stood when they were dicts."""
+    import dataclasses
+
+    from recur.chapters.ch4_universal_transformer import LOCAL_UT
+    from recur.chapters.ch6_act_ut import BOOK_ACT, FIRST_ACT, TUNED_ACT
+
+    first = {"window": 1, "act": True, "n_rounds": 12, "n_steps": 1500}
+    tuned = first | {
+        "model_options": {"inject": True, "position": "relative",
+                          "round_signal": False, "floor": True, "halt_noise": 2.0},
+        "ponder_weight": 0.1, "chain_share": 0.25, "lr": 3e-3, "n_steps": 800,
+        "stop_at_exact": None,
+    }  # fmt: skip
+    book = tuned | {
+        "model_options": tuned["model_options"]
+        | {"pause": 0.25, "train_rows_only": True},
+        "n_rounds": 16, "lr_decay": "cosine", "n_steps": 1200, "eval_every": 100,
+        "chain_kill_share": 0.5,
+    }  # fmt: skip
+    local = {"window": 1, "n_steps": 1500, "lr": 3e-3}
+    for recipe, old in [(FIRST_ACT, first), (TUNED_ACT, tuned), (BOOK_ACT, book),
+                        (LOCAL_UT, local)]:  # fmt: skip
+        assert recipe.settings() == _with_train_ut_defaults(old)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        BOOK_ACT.n_steps = 10
+    with pytest.raises(ValueError, match="UT of"):
+        dataclasses.replace(BOOK_ACT, model=dataclasses.replace(BOOK_ACT.model, d_ff=8))

@@ -5,6 +5,7 @@ rounds or ACT (:func:`train_ut`), Chapter 4's local UT with its restart
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 
 import pandas as pd
 import torch
@@ -12,7 +13,7 @@ import torch
 from recur.core.tasks import (
     AdditionBatch,
 )
-from recur.models.ut import UniversalTransformer
+from recur.models.ut import UniversalTransformer, UTOptions
 from recur.training.cell_check import CellRun
 from recur.training.config import (
     TrainConfig,
@@ -24,6 +25,43 @@ from recur.training.loop import train
 
 UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
 ACT_TARGET = 0.99  # held-out exact match an ACT run stops at unless told otherwise
+
+
+@dataclass(frozen=True)
+class UTRecipe:
+    """How :func:`train_ut` trains a UT of :data:`UT_SIZE`: the model's options and
+    the training settings. ``dataclasses.replace`` makes a variant; :meth:`settings`
+    is what ``train_ut`` takes."""
+
+    model: UTOptions  # window, act and ponder_weight included
+    n_rounds: int = 9  # fixed rounds, or ACT's step cap while training
+    n_steps: int = 1500
+    lr: float = 1e-3
+    lr_decay: str = "none"  # "cosine": the step size falls to 0 over n_steps
+    chain_share: float = 0.0  # the share of each batch with a planted carry chain
+    chain_kill_share: float = 0.0  # of those, the share whose run ends in a kill
+    eval_every: int = 100
+    stop_at_exact: float | None = 1.0  # held-out exact match to stop at; None: never
+
+    def __post_init__(self) -> None:
+        size = {name: getattr(self.model, name) for name in UT_SIZE}
+        if size != UT_SIZE:
+            raise ValueError(f"train_ut builds a UT of {UT_SIZE}, not {size}")
+
+    def settings(self) -> dict:
+        """The keyword arguments of :func:`train_ut`: ``model_options`` holds the
+        options that differ from :class:`UTOptions`' defaults."""
+        base, own = UTOptions(), {"window", "act", "ponder_weight", "max_rounds"}
+        options = {
+            f.name: getattr(self.model, f.name)
+            for f in fields(UTOptions)
+            if f.name not in own | set(UT_SIZE)
+            and getattr(self.model, f.name) != getattr(base, f.name)
+        }
+        training = {f.name: getattr(self, f.name) for f in fields(self)}
+        del training["model"]
+        model = {name: getattr(self.model, name) for name in own - {"max_rounds"}}
+        return model | {"model_options": options} | training
 
 
 def train_ut(
@@ -66,8 +104,8 @@ def train_ut(
 
 
 # Chapter 4's local UT: a window of one, 9 fixed rounds, step size 3e-3, stopping once
-# every held-out pair is right (train_ut's default for fixed rounds), or 1,500 steps.
-LOCAL_UT = {"window": 1, "n_steps": 1500, "lr": 3e-3}
+# every held-out pair is right, or after 1,500 steps.
+LOCAL_UT = UTRecipe(UTOptions(window=1, **UT_SIZE), n_steps=1500, lr=3e-3)
 
 
 def train_local_ut(seed: int = 0, max_attempts: int = 2, **overrides) -> CellRun:
@@ -79,7 +117,9 @@ def train_local_ut(seed: int = 0, max_attempts: int = 2, **overrides) -> CellRun
     where every run got every held-out pair right by step 1,100. ``overrides`` go to
     :func:`train_ut` (``device``, ``progress``, ...)."""
     (model, run), n_runs, seconds = restarting(
-        lambda attempt_seed: train_ut(**(LOCAL_UT | overrides), seed=attempt_seed),
+        lambda attempt_seed: train_ut(
+            **(LOCAL_UT.settings() | overrides), seed=attempt_seed
+        ),
         lambda result: result[1].reached,
         seed,
         max_attempts,

@@ -5,9 +5,14 @@ the settings a page glues (:func:`book_settings`)."""
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from recur.chapters.ch4_universal_transformer import train_ut
+from recur.chapters.ch4_universal_transformer import (
+    ACT_TARGET,
+    UT_SIZE,
+    UTRecipe,
+    train_ut,
+)
 from recur.chapters.ch6_check import (
     CHECK_SUMS,
     DELAY,
@@ -19,7 +24,7 @@ from recur.chapters.ch6_check import (
     ActCheck,
     act_check,
 )
-from recur.models.ut import UniversalTransformer
+from recur.models.ut import UniversalTransformer, UTOptions
 from recur.training.config import (
     GiveUp,
     TrainResult,
@@ -30,27 +35,31 @@ from recur.training.config import (
 # Chapter 6's first recipe: local window of one, ACT with a cap of 12 rounds,
 # tau = 0.01, the sinusoidal position signal, no injection. It adds 8-bit sums but not
 # longer ones; the studies of the chapter measure why.
-FIRST_ACT = {"window": 1, "act": True, "n_rounds": 12, "n_steps": 1500}
+FIRST_ACT = UTRecipe(
+    UTOptions(window=1, act=True, **UT_SIZE), n_rounds=12, stop_at_exact=ACT_TARGET
+)
 
 # A simpler procedure than Chapter 6's, and the base of its studies of single pieces
 # (``recipe``, ``waiting``): the input re-fed every round, a learned relative attention
 # bias instead of the sinusoid, no round signal, a 0 + 0 "floor" bit under bit 0, noise
 # on the halting logits while training, tau = 0.1, a quarter of each batch with long
 # carry chains, a larger step size, and 800 steps with no early stop and no check.
-TUNED_ACT = FIRST_ACT | {
-    "model_options": {
-        "inject": True,
-        "position": "relative",
-        "round_signal": False,
-        "floor": True,
-        "halt_noise": 2.0,
-    },
-    "ponder_weight": 0.1,
-    "chain_share": 0.25,
-    "lr": 3e-3,
-    "n_steps": 800,
-    "stop_at_exact": None,
-}
+TUNED_ACT = replace(
+    FIRST_ACT,
+    model=replace(
+        FIRST_ACT.model,
+        inject=True,
+        position="relative",
+        round_signal=False,
+        floor=True,
+        halt_noise=2.0,
+        ponder_weight=0.1,
+    ),
+    chain_share=0.25,
+    lr=3e-3,
+    n_steps=800,
+    stop_at_exact=None,
+)
 
 # Chapter 6's model; ``train_book_act(seed)`` trains it with its check and restarts.
 # On top of TUNED_ACT: while training, each position pauses in each round with chance
@@ -61,15 +70,14 @@ TUNED_ACT = FIRST_ACT | {
 # promise a carry (``act_seeds.csv``: TUNED_ACT's models guess "carry"); and ACT steps
 # the shared block only on the sums that still have a running position
 # (``train_rows_only``: the same computation in exact arithmetic, cheaper per step).
-BOOK_ACT = TUNED_ACT | {
-    "model_options": TUNED_ACT["model_options"]
-    | {"pause": 0.25, "train_rows_only": True},
-    "n_rounds": 16,
-    "lr_decay": "cosine",
-    "n_steps": 1200,
-    "eval_every": 100,
-    "chain_kill_share": 0.5,
-}
+BOOK_ACT = replace(
+    TUNED_ACT,
+    model=replace(TUNED_ACT.model, pause=0.25, train_rows_only=True),
+    n_rounds=16,
+    lr_decay="cosine",
+    n_steps=1200,
+    chain_kill_share=0.5,
+)
 
 # A run that has not passed its check by this step gives up when another run may
 # follow, since one from a new seed is likelier to pass. Chosen on the first runs of
@@ -130,7 +138,7 @@ def _attempt(
             raise GiveUp  # another run from a new seed is likelier to pass
         return check.passed
 
-    model, run = train_ut(**(BOOK_ACT | overrides), seed=seed, done=done)
+    model, run = train_ut(**(BOOK_ACT.settings() | overrides), seed=seed, done=done)
     if best:
         model.load_state_dict(best["state"])
     return model, run, best.get("check")
@@ -169,14 +177,13 @@ def train_book_act(
 def book_settings() -> dict:
     """Chapter 6's procedure in numbers a page can glue: :data:`BOOK_ACT`'s training
     settings, :func:`train_book_act`'s defaults and :class:`ActCheck`'s limits."""
-    options = BOOK_ACT["model_options"]
     defaults = inspect.signature(train_book_act).parameters
     return {
-        "steps": BOOK_ACT["n_steps"], "lr": BOOK_ACT["lr"],
-        "tau": BOOK_ACT["ponder_weight"],
-        "cap": BOOK_ACT["n_rounds"], "chain_share": BOOK_ACT["chain_share"],
-        "kill_share": BOOK_ACT["chain_kill_share"], "noise": options["halt_noise"],
-        "pause": options["pause"], "every": BOOK_ACT["eval_every"],
+        "steps": BOOK_ACT.n_steps, "lr": BOOK_ACT.lr,
+        "tau": BOOK_ACT.model.ponder_weight,
+        "cap": BOOK_ACT.n_rounds, "chain_share": BOOK_ACT.chain_share,
+        "kill_share": BOOK_ACT.chain_kill_share, "noise": BOOK_ACT.model.halt_noise,
+        "pause": BOOK_ACT.model.pause, "every": BOOK_ACT.eval_every,
         "first_check": defaults["min_step"].default,
         "attempts": defaults["max_attempts"].default, "give_up": GIVE_UP_STEP,
         "check_sums": CHECK_SUMS, "beyond": MAX_BEYOND, "budget": MAX_BUDGET_USED,

@@ -9,6 +9,7 @@ import torch
 from recur.chapters.ch4_universal_transformer import UT_SIZE
 from recur.models.act import ponder_cost
 from recur.models.pondernet import PonderUT, expected_loss, halting_distribution
+from recur.models.ut import UTOptions
 from recur.training.config import TrainConfig, TrainResult
 from recur.training.loop import train
 from recur.views.text import more_word
@@ -18,14 +19,15 @@ from recur.views.text import more_word
 # bit, pauses while training, a cap of 16 rounds, a quarter of long chains, 1,200 steps
 # at lr 0.003 falling to 0 on a cosine) with PonderNet's halting rule in place of ACT.
 # Left out, because they belong to ACT: the halting noise and train_book_act's check.
-PONDER_MODEL = {
-    "window": 1,
-    "inject": True,
-    "position": "relative",
-    "round_signal": False,
-    "floor": True,
-    "pause": 0.25,
-}
+PONDER_MODEL = UTOptions(
+    window=1,
+    inject=True,
+    position="relative",
+    round_signal=False,
+    floor=True,
+    pause=0.25,
+    **UT_SIZE,
+)
 PONDER_TRAINING = {
     "n_rounds": 16,
     "chain_share": 0.25,
@@ -45,7 +47,7 @@ def train_ponder(
     :class:`TrainConfig`."""
 
     torch.manual_seed(seed)
-    model = PonderUT(lambda_p, beta, **PONDER_MODEL, **UT_SIZE)
+    model = PonderUT(lambda_p, beta, options=PONDER_MODEL)
     cfg = TrainConfig(**(PONDER_TRAINING | {"seed": seed} | overrides))
     return model, train(model, cfg)
 

@@ -27,7 +27,7 @@ import torch.nn.functional as F
 
 from recur.models.act import HaltingUnit
 from recur.models.cell import Unroll
-from recur.models.ut import UniversalTransformer
+from recur.models.ut import UniversalTransformer, UTOptions
 
 
 def _check_lambdas(lambdas: torch.Tensor) -> None:
@@ -119,11 +119,12 @@ class PonderUT(UniversalTransformer):
         lambda_p: float = 0.2,
         beta: float = 0.01,
         sample_seed: int = 0,
-        **ut_options,
+        options: UTOptions | None = None,
+        **changes,
     ):
-        if ut_options.get("act"):
+        super().__init__(options, **changes)
+        if self.act:
             raise ValueError("PonderUT halts by PonderNet's rule; leave act off")
-        super().__init__(**ut_options)
         geometric_prior(lambda_p, 1)  # checks lambda_p
         self.lambda_p, self.beta, self.sample_seed = lambda_p, beta, sample_seed
         self.lambda_unit = HaltingUnit(self.d_model, bias_init=-2.0)  # lambda ~ 0.12

@@ -83,7 +83,7 @@ def train_recipe(recipe: str, seed: int, **overrides) -> tuple:
         book = train_book_act(seed, **overrides)
         return book.model, book.seconds, book.attempts, book.passed
     if recipe == "TUNED_ACT":
-        model, run = train_ut(**(TUNED_ACT | overrides), seed=seed)
+        model, run = train_ut(**(TUNED_ACT.settings() | overrides), seed=seed)
         return model, run.seconds, 1, None
     raise ValueError(f"recipe must be 'BOOK_ACT' or 'TUNED_ACT', got {recipe!r}")
 
