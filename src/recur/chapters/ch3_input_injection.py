@@ -8,6 +8,7 @@ import pandas as pd
 import torch
 
 from recur.chapters.ch2_shared_update import train_variant
+from recur.core.device import run_jobs
 from recur.core.tasks import (
     AdditionBatch,
     random_batch,
@@ -24,37 +25,48 @@ def injection_ablation(
     widths: tuple[int, ...] = (8, 32),
     n_sums: int = 1000,
     return_models: bool = False,
+    jobs: int = 1,
     **overrides,
 ) -> pd.DataFrame | tuple[pd.DataFrame, dict]:
     """Inject vs. not, for each loss window and seed: exact match against test rounds
     ``1..factor * (n + 1)`` at each width. One row per (variant, seed, width, round).
-    With ``return_models`` also the trained cells, keyed ``(inject, window, seed)``."""
-    rows, models = [], {}
-    for inject in (True, False):
-        for window in windows:
-            for seed in seeds:
-                model, result = train_variant(inject, window, seed, **overrides)
-                models[inject, window, seed] = model
-                for n_bits in widths:
-                    batch = random_batch(n_sums, n_bits, seed=10_000 + seed + n_bits)
-                    exact = evaluate(
-                        model, batch, test_rounds_factor * (n_bits + 1)
-                    ).exact
-                    for r, value in enumerate(exact.tolist(), start=1):
-                        rows.append(
-                            {
-                                "inject": inject,
-                                "loss window": str(window),
-                                "seed": seed,
-                                "bits": n_bits,
-                                "round": r,
-                                "exact": value,
-                                "train seconds": result.seconds,
-                                "reached 100%": result.seconds_to_target is not None,
-                            }
-                        )
-    table = pd.DataFrame(rows)
+    With ``return_models`` also the trained cells, keyed ``(inject, window, seed)``.
+    ``jobs`` trainings run at once, each in its own process (the same numbers: each
+    is seeded by itself)."""
+    tasks = [
+        (inject, window, seed, test_rounds_factor, widths, n_sums, overrides)
+        for inject in (True, False)
+        for window in windows
+        for seed in seeds
+    ]
+    runs = run_jobs(_ablation_run, tasks, jobs)
+    table = pd.DataFrame([row for _, rows in runs for row in rows])
+    models = {task[:3]: model for task, (model, _) in zip(tasks, runs, strict=True)}
     return (table, models) if return_models else table
+
+
+def _ablation_run(task: tuple) -> tuple:
+    """One training of :func:`injection_ablation` and its rows."""
+    inject, window, seed, factor, widths, n_sums, overrides = task
+    model, result = train_variant(inject, window, seed, **overrides)
+    rows = []
+    for n_bits in widths:
+        batch = random_batch(n_sums, n_bits, seed=10_000 + seed + n_bits)
+        exact = evaluate(model, batch, factor * (n_bits + 1)).exact
+        for r, value in enumerate(exact.tolist(), start=1):
+            rows.append(
+                {
+                    "inject": inject,
+                    "loss window": str(window),
+                    "seed": seed,
+                    "bits": n_bits,
+                    "round": r,
+                    "exact": value,
+                    "train seconds": result.seconds,
+                    "reached 100%": result.seconds_to_target is not None,
+                }
+            )
+    return model.cpu(), rows
 
 
 def gradient_by_round(
