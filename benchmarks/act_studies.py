@@ -43,6 +43,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from last_run import recorded
 from recur.chapters.ch6_act_ut import BOOK_ACT, TUNED_ACT
 from recur.core.seeds import CANDIDATE_SUMS, by_name
 from recur.core.tasks import twice_width_plus_one
@@ -236,6 +237,12 @@ def main() -> None:
     args = parser.parse_args()
     if unknown := set(args.names) - set(STUDIES):
         parser.error(f"no such study: {', '.join(sorted(unknown))}")
+    full = not args.names and not args.device
+    with recorded("make studies: act_studies.py", full):
+        _run(args)
+
+
+def _run(args) -> None:
     for name in args.names or list(STUDIES):
         settings = ON_A_GPU[name] | {"device": args.device} if args.device else {}
         if args.jobs and "jobs" in STUDIES[name][1]:

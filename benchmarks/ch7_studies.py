@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from last_run import recorded
 from recur.chapters.ch6_act_ut import train_book_act
 from recur.chapters.ch6_measures import act_length_table, ponder_vs_distance
 from recur.chapters.ch7_fixed_points import state_changes
@@ -109,5 +110,7 @@ def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) ->
 
 if __name__ == "__main__":
     limit_heap_growth()  # long ACT runs fragment glibc's heap otherwise
-    for name, table in run().items():
+    with recorded("make studies: ch7_studies.py"):
+        tables = run()
+    for name, table in tables.items():
         table.to_csv(DATA / f"{name}.csv", index=False)

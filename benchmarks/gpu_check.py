@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from last_run import recorded
+
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 REFERENCE = BOOK / "data" / "glue_cpu.json"
@@ -201,6 +203,17 @@ def main() -> int:
         [str(STAND_IN), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]
     )
     reference = json.loads(REFERENCE.read_text()) if REFERENCE.exists() else {}
+    with recorded("make gpu-check", full=not args.only):
+        lines = _check_all(args, reference)
+    lines, result = verdict(lines, reference)
+    print(json.dumps(result), flush=True)
+    lines.append(result)
+    Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return 1 if result["problems"] else 0
+
+
+def _check_all(args, reference: dict) -> list:
+    """Every chapter, then the unit tests, on this machine's GPU."""
     lines = [machine()]
     for path in chapters():
         if args.only and path.stem not in args.only:
@@ -213,11 +226,7 @@ def main() -> int:
         tests = run_tests(args.jobs)
         print(json.dumps(tests), flush=True)
         lines.append(tests)
-    lines, result = verdict(lines, reference)
-    print(json.dumps(result), flush=True)
-    lines.append(result)
-    Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return 1 if result["problems"] else 0
+    return lines
 
 
 if __name__ == "__main__":

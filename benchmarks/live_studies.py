@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from last_run import recorded
 from recur.studies.live import LIVE, live_seed_runs
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
@@ -44,7 +45,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     names = [LIVE[int(i)] for i in args.models.split(",")]
-    table = live_seed_runs(names=tuple(names), jobs=args.jobs)
+    with recorded("make studies: live_studies.py", full=set(names) == set(LIVE)):
+        table = live_seed_runs(names=tuple(names), jobs=args.jobs)
     for row in table.to_dict("records"):
         print(json.dumps(row), flush=True)
     if set(names) != set(LIVE):  # keep the other models' rows, in LIVE's order

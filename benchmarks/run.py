@@ -25,6 +25,7 @@ import pandas as pd
 import torch
 from nbclient import NotebookClient
 
+from last_run import recorded
 from recur.chapters.ch2_shared_update import length_generalization, train_variant
 from recur.chapters.ch4_universal_transformer import train_ut
 from recur.chapters.ch6_act_ut import BOOK_ACT
@@ -43,7 +44,7 @@ from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
 from recur.training.loop import seconds_per_step, train
 
-BOOK = Path(__file__).resolve().parents[1] / "book"
+BOOK = DEFAULT_BOOK = Path(__file__).resolve().parents[1] / "book"
 RESULTS: list[dict] = []
 RUNNING: list[str] = []  # the bench_* function running now, without "bench_"
 
@@ -484,14 +485,15 @@ def main() -> None:
     if args.only:
         return update(args.only)
     path = BOOK / "data" / "bench.jsonl"
-    for name in CPU_BENCHES:
-        run_bench(name)
-    write_results(path, keep=("chapter_seconds_",))  # the chapters read their old times
-    run_bench("chapters", args.chapters)
-    write_results(path)
-    if torch.cuda.is_available():
-        RESULTS.clear()
-        gpu_bench()
+    with recorded("make bench", full=not args.chapters and BOOK == DEFAULT_BOOK):
+        for name in CPU_BENCHES:
+            run_bench(name)
+        write_results(path, keep=("chapter_seconds_",))  # the chapters read old times
+        run_bench("chapters", args.chapters)
+        write_results(path)
+        if torch.cuda.is_available():
+            RESULTS.clear()
+            gpu_bench()
 
 
 if __name__ == "__main__":

@@ -73,3 +73,32 @@ def test_a_bench_that_fails_leaves_the_old_file(bench, monkeypatch):
     with pytest.raises(RuntimeError, match="broken"):
         run.main()
     assert (book / "data/bench.jsonl").read_text() == before
+
+
+def test_a_full_run_writes_its_time_into_the_benchmarks_readme(tmp_path):
+    """``last_run.record`` keeps the run and rewrites the README's table; a command
+    it does not know, or a README without the block, is refused."""
+    last_run = load_script("last_run")
+    readme = tmp_path / "README.md"
+    block = "<!-- last runs: x -->\nold\n<!-- end last runs -->\n"
+    readme.write_text(f"intro\n{block}end\n")
+    runs = tmp_path / "runs.json"
+    last_run.record("make bench", 1500.4, runs, readme)  # 25 minutes
+    text = readme.read_text()
+    assert "old" not in text and text.startswith("intro\n") and text.endswith("end\n")
+    assert "| `make bench` | 25 min (" in text
+    assert "| `make gpu-check` | no full run recorded yet | |" in text
+    assert json.loads(runs.read_text())["make bench"]["seconds"] == 1500
+    with pytest.raises(ValueError, match="unknown command"):
+        last_run.record("make everything", 1.0, runs, readme)
+    (tmp_path / "bare.md").write_text("no block\n")
+    with pytest.raises(ValueError, match="no <!-- last runs"):
+        last_run.record("make bench", 1.0, runs, tmp_path / "bare.md")
+
+
+def test_the_tiny_bench_run_records_no_time(bench):
+    """A run on another book (a test's) is not a full run of make bench."""
+    run, _ = bench
+    before = (run.Path(run.__file__).parent / "README.md").read_text()
+    run.main()
+    assert (run.Path(run.__file__).parent / "README.md").read_text() == before

@@ -30,39 +30,6 @@ def test_every_chapter_in_toc_was_built():
     assert {"intro.html", "01_parallel_carry.html", "references.html"} <= names
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_page_has_no_errors_and_loaded_figures(page, site, name):
-    open_page(page, site, name)
-    body = page.inner_text("article")
-    assert not BAD_TEXT.search(body), BAD_TEXT.search(body)
-    assert "NBVAL" not in body  # nbval's markers are cell tags, not page text
-    assert page.locator(".output.error, .output.traceback, .output.stderr").count() == 0
-    images = page.eval_on_selector_all(
-        "article img",
-        "els => els.map(e => [e.currentSrc, e.complete && e.naturalWidth, e.alt])",
-    )
-    for src, width, alt in images:
-        assert width, f"image did not load: {src[:80]}"
-        assert alt.strip(), f"image without alt text: {src[:80]}"
-    assert not page.errors, page.errors  # no exception, no console error
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name.replace('/', '_')}.png"), full_page=True)
-
-
-@pytest.mark.parametrize(
-    "name", [p for p in PAGES if "intro" not in p and "references" not in p]
-)
-def test_maths_is_typeset(page, site, name):
-    open_page(page, site, name)
-    n_math = page.locator("article .math").count()
-    if n_math == 0:
-        pytest.skip("no maths on this page")
-    page.wait_for_function(
-        f"document.querySelectorAll('article mjx-container').length >= {n_math}",
-        timeout=15000,
-    )
-
-
 def test_chapter1_animation_plays(page, site):
     open_page(page, site, "book/01_parallel_carry.html")
     img = page.locator("img[id^=_anim_img]").first
@@ -164,35 +131,6 @@ def test_chapter2_learned_explorer_steps_without_kernel(page, site):
     assert "differs from the true sum" in explorer.inner_text()
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_no_field_takes_typing_that_nothing_reads(page, site, name):
-    """The static page has no kernel: a text field in a widget must be read-only
-    (Chapters 1 and 2 took `2x` and showed nothing)."""
-    open_page(page, site, name)
-    if page.locator("article .widget-text").count():
-        page.wait_for_selector("article .widget-text input", timeout=15000)
-    fields = "article input[type=text]:not([disabled])"
-    read = ("carry", "cell", "act", "deq")  # carry.js and explorers.js read these
-    inert = page.locator(
-        fields + "".join(f":not(.{name}-explorer input)" for name in read)
-    ).count()
-    assert inert == 0, f"{inert} text fields take typing that nothing reads"
-
-
-@pytest.mark.parametrize("name", [p for p in PAGES if "/0" in p])
-def test_every_figure_opens_at_full_size(page, site, name):
-    """Shrunk into the column (or a phone), a figure links to its full-size image
-    , which loads; the players' frames are left alone."""
-    open_page(page, site, name)
-    figures = page.eval_on_selector_all(
-        "article img:not([id^=_anim_img])",
-        "els => els.map(e => [e.getAttribute('src'), e.closest('a')?.href || ''])",
-    )
-    for src, href in figures:
-        assert href.endswith(src.split("/")[-1]), f"no full-size link: {src[:60]}"
-        assert page.request.get(href).ok, href
-
-
 def test_chapter_5_halting_twin_equals_the_library(page, site):
     """Halting.js's haltingWeights against recur.models.act.halting_weights on 300
     random h (1 to 8 steps, some summing past 1 - eps, some never) and eps: N equal,
@@ -230,30 +168,6 @@ def test_chapter_5_halting_explorer_follows_its_sliders(page, site):
     assert not page.errors, page.errors
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_display_maths_fits_the_page_at_desktop_width(page, site, name):
-    """No equation wider than the text column at 1280 px (Chapter 1's
-    annotations were cut off). Screenshots at phone width (420 px) go next to the
-    desktop ones for a reader to look at."""
-    open_page(page, site, name)
-    if page.locator("article mjx-container[display='true']").count():
-        page.wait_for_function(
-            "() => !document.querySelector('article .math:not(:has(mjx-container))')",
-            timeout=15000,
-        )
-    too_wide = page.eval_on_selector_all(
-        "article mjx-container[display='true']",
-        "els => els.filter(e => e.scrollWidth > e.parentElement.clientWidth + 1)"
-        ".map(e => e.textContent.slice(0, 60))",
-    )
-    assert not too_wide, too_wide
-    page.set_viewport_size({"width": 420, "height": 900})
-    page.wait_for_timeout(300)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    phone = f"{name.replace('/', '_')}.420px.png"
-    page.screenshot(path=str(SHOTS / phone), full_page=True)
-
-
 def test_the_intro_offers_a_bundle_that_can_run(page, site):
     """A chapter's .ipynb alone cannot run; the download holds the
     notebooks, the library and the data they read."""
@@ -282,31 +196,6 @@ def test_search_snippets_show_no_raw_tex(page, site):
     assert "\\(" not in snippets and "\\rho" not in snippets, snippets[:300]
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_nothing_widens_the_page_on_a_phone(page, site, name):
-    """At 420 px no sentence or table pushes the page wider than the screen; wide
-    tables scroll inside the column."""
-    page.set_viewport_size({"width": 420, "height": 900})
-    open_page(page, site, name)
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 420, f"{name} is {width} px wide at 420 px"
-
-
-@pytest.mark.parametrize("name", [p for p in PAGES if "/0" in p])
-def test_figures_stay_legible_on_a_phone(page, site, name):
-    """At 420 px a figure is not shrunk below 520 px (or its own width, if
-    smaller), so its letters stay about 10 px; it scrolls sideways in the column."""
-    page.set_viewport_size({"width": 420, "height": 900})
-    open_page(page, site, name)
-    sizes = page.eval_on_selector_all(
-        "article img:not([id^=_anim_img])",
-        "els => els.map(e => [parseFloat(e.style.width) || 0, "
-        "e.getBoundingClientRect().width, e.getAttribute('src').slice(-20)])",
-    )
-    for own, shown, src in sizes:
-        assert shown >= min(own, 520) - 1, f"{src} shown {shown:.0f} px of {own:.0f}"
-
-
 AXE = ROOT / ".venv" / "npm" / "node_modules" / "axe-core" / "axe.min.js"  # make test
 
 
@@ -323,12 +212,6 @@ def _axe_violations(page) -> list:
     return [(v["id"], v["impact"], len(v["nodes"])) for v in result["violations"]]
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_every_page_passes_the_accessibility_check(page, site, name):
-    open_page(page, site, name)
-    assert _axe_violations(page) == []
-
-
 def test_the_accessibility_check_sees_a_nameless_slider(page, site):
     open_page(page, site, "book/01_parallel_carry.html")
     page.evaluate(
@@ -336,3 +219,166 @@ def test_the_accessibility_check_sees_a_nameless_slider(page, site):
         ".forEach(e => e.removeAttribute('aria-label'))"
     )
     assert any(rule == "label" for rule, _, _ in _axe_violations(page))
+
+
+# The checks of one page as a reader sees it, each on the page loaded once at its width.
+# Each returns what it found wrong (empty: nothing), so that one load reports them all.
+
+
+def _no_errors_and_loaded_figures(page, name) -> list[str]:
+    body = page.inner_text("article")
+    wrong = [f"error text: {m.group(0)}" for m in [BAD_TEXT.search(body)] if m]
+    wrong += ["nbval's markers shown"] if "NBVAL" in body else []
+    errors = ".output.error, .output.traceback, .output.stderr"
+    wrong += ["an error output"] if page.locator(errors).count() else []
+    images = page.eval_on_selector_all(
+        "article img",
+        "els => els.map(e => [e.currentSrc, e.complete && e.naturalWidth, e.alt])",
+    )
+    wrong += [
+        f"image did not load: {src[:80]}" for src, width, _ in images if not width
+    ]
+    wrong += [f"no alt text: {src[:80]}" for src, _, alt in images if not alt.strip()]
+    wrong += [f"browser: {e}" for e in page.errors]  # exceptions, console errors
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name.replace('/', '_')}.png"), full_page=True)
+    return wrong
+
+
+def _maths_is_typeset(page, name) -> list[str]:
+    n_math = page.locator("article .math").count()
+    if n_math:
+        page.wait_for_function(
+            f"document.querySelectorAll('article mjx-container').length >= {n_math}",
+            timeout=15000,
+        )
+    return []
+
+
+def _no_field_takes_typing_that_nothing_reads(page, name) -> list[str]:
+    """The static page has no kernel: a text field in a widget must be read-only."""
+    if page.locator("article .widget-text").count():
+        page.wait_for_selector("article .widget-text input", timeout=15000)
+    fields = "article input[type=text]:not([disabled])"
+    read = ("carry", "cell", "act", "deq")  # carry.js and explorers.js read these
+    inert = page.locator(
+        fields + "".join(f":not(.{kind}-explorer input)" for kind in read)
+    ).count()
+    return [f"{inert} text fields take typing that nothing reads"] if inert else []
+
+
+def _every_figure_opens_at_full_size(page, name) -> list[str]:
+    """Shrunk into the column (or a phone), a figure links to its full-size image,
+    which loads; the players' frames are left alone."""
+    figures = page.eval_on_selector_all(
+        "article img:not([id^=_anim_img])",
+        "els => els.map(e => [e.getAttribute('src'), e.closest('a')?.href || ''])",
+    )
+    wrong = [
+        f"no full-size link: {src[:60]}"
+        for src, href in figures
+        if not href.endswith(src.split("/")[-1])
+    ]
+    return wrong + [f"{href} does not load" for _, href in figures
+                    if href and not page.request.get(href).ok]  # fmt: skip
+
+
+def _display_maths_fits(page, name) -> list[str]:
+    """No equation wider than the text column at 1280 px."""
+    too_wide = page.eval_on_selector_all(
+        "article mjx-container[display='true']",
+        "els => els.filter(e => e.scrollWidth > e.parentElement.clientWidth + 1)"
+        ".map(e => e.textContent.slice(0, 60))",
+    )
+    return [f"equation too wide: {t}" for t in too_wide]
+
+
+def _passes_the_accessibility_check(page, name) -> list[str]:
+    return [f"axe: {v}" for v in _axe_violations(page)]
+
+
+DESKTOP = (
+    _no_errors_and_loaded_figures,
+    _maths_is_typeset,
+    _no_field_takes_typing_that_nothing_reads,
+    _every_figure_opens_at_full_size,
+    _display_maths_fits,
+    _passes_the_accessibility_check,  # last: it adds axe-core's script to the page
+)
+
+
+def _nothing_widens_the_page(page, name) -> list[str]:
+    """At 420 px no sentence or table pushes the page wider than the screen; wide
+    tables scroll inside the column."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    return [f"{width} px wide at 420 px"] if width > 420 else []
+
+
+def _figures_stay_legible(page, name) -> list[str]:
+    """At 420 px a figure is not shrunk below 520 px (or its own width, if smaller),
+    so its letters stay about 10 px; it scrolls sideways in the column."""
+    sizes = page.eval_on_selector_all(
+        "article img:not([id^=_anim_img])",
+        "els => els.map(e => [parseFloat(e.style.width) || 0, "
+        "e.getBoundingClientRect().width, e.getAttribute('src').slice(-20)])",
+    )
+    return [
+        f"{src} shown {shown:.0f} px of {own:.0f}"
+        for own, shown, src in sizes
+        if shown < min(own, 520) - 1
+    ]
+
+
+def _phone_screenshot(page, name) -> list[str]:
+    """Beside the desktop screenshots, for a reader to look at."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    phone = f"{name.replace('/', '_')}.420px.png"
+    page.screenshot(path=str(SHOTS / phone), full_page=True)
+    return []
+
+
+PHONE = (_nothing_widens_the_page, _figures_stay_legible, _phone_screenshot)
+
+
+def _run_checks(page, name, checks) -> None:
+    wrong = [f"{check.__name__}: {w}" for check in checks for w in check(page, name)]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_page_at_desktop_width(page, site, name):
+    """Loaded once at 1280 px: no error or traceback, every figure loaded with alt
+    text and a full-size link, maths typeset and no wider than the column, no field
+    that takes typing nothing reads, the accessibility check passed."""
+    open_page(page, site, name)
+    _run_checks(page, name, DESKTOP)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_page_on_a_phone(page, site, name):
+    """Loaded once at 420 px: nothing widens the page, figures stay legible."""
+    page.set_viewport_size({"width": 420, "height": 900})
+    open_page(page, site, name)
+    _run_checks(page, name, PHONE)
+
+
+def test_each_check_of_a_page_can_fail(page, site):
+    """A broken page goes red in the combined tests: an image without alt text, an
+    inert field, an equation too wide, a page too wide on a phone."""
+    open_page(page, site, "book/05_act.html")
+    page.evaluate(
+        """() => {
+        const article = document.querySelector('article');
+        article.querySelector('img').setAttribute('alt', '');
+        article.insertAdjacentHTML('beforeend', '<input type=text>');
+        const wide = document.createElement('div');
+        wide.style.width = '3000px';
+        wide.textContent = 'x';
+        article.append(wide);
+        }"""
+    )
+    found = {check.__name__: check(page, "planted") for check in DESKTOP[:3]}
+    assert any("no alt text" in w for w in found["_no_errors_and_loaded_figures"])
+    assert found["_no_field_takes_typing_that_nothing_reads"]
+    page.set_viewport_size({"width": 420, "height": 900})
+    assert _nothing_widens_the_page(page, "planted")
