@@ -66,7 +66,7 @@ def _ablation_run(task: tuple) -> tuple:
                     "reached 100%": result.seconds_to_target is not None,
                 }
             )
-    return model.cpu(), rows
+    return model, rows
 
 
 def gradient_by_round(
