@@ -244,6 +244,8 @@ function mountModelExplorer(root, mount) {
     .catch((err) => warning(root, err.message));
 }
 
+window.OneMoreRound.mountCellExplorer = mountCellExplorer; // for the page's trainer
+
 document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll(".cell-explorer").forEach((root) => mountModelExplorer(root, mountCellExplorer));
   document.querySelectorAll(".act-explorer").forEach((root) => mountModelExplorer(root, mountActExplorer));

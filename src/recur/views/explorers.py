@@ -243,3 +243,28 @@ def deq_explorer(deq, a: str = "0110111111111101", b: str = "0001000000000011"):
         return note, [("fixed point", f"<table>{rows}</table>")]
 
     return tabbed_explorer(a, b, build)
+
+
+TRAINER_NOTE = (
+    "<i>Training in the page is the static book's: here, with a kernel, "
+    "<code>train_cell(seed=...)</code> above trains the cell.</i>"
+)
+
+
+def cell_trainer(seed: int = 1, settings: dict | None = None):
+    """In the static page, an element that ``_static/cell_train.js`` fills: a seed
+    field, Train and Stop, a progress bar and the loss, and Chapter 2's cell trained
+    in the reader's browser from that seed, which the explorer above then runs.
+    ``settings`` change the page's training settings (the tests' short runs). With a
+    kernel, a note: the library trains the cell there."""
+    import json
+
+    from IPython.display import HTML
+
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
+    if not static_page():
+        return HTML(TRAINER_NOTE)
+    extra = html.escape(json.dumps(settings or {}))
+    return HTML(f'<div class="cell-trainer" data-seed="{seed}" data-settings="{extra}">'
+                "</div>")  # fmt: skip

@@ -1,0 +1,116 @@
+"""Chapter 2's cell trained in Chromium, as a reader of the static page trains it
+(``book/_extra/_static/cell_train.js`` in a Web Worker), from seeds 0 to 19: whether
+each run passed its check, at which step, in how many runs and seconds; then each
+trained cell, moved into the library as it is (float64), on 200 random 1,024-bit sums
+(seeded 20,300,000 + seed, used for nothing else) after n + 1 rounds. Writes
+``book/data/browser_cell_seeds.csv``, which the Performance page shows.
+
+Run: ``.venv/bin/python benchmarks/browser_train.py [--jobs 2] [--seeds 0-19]``
+(Debian's Chromium; ``--jobs`` workers train at once, one per core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from conftest import CHROMIUM_FLAGS, _chromium  # noqa: E402
+from recur.core.tasks import random_batch  # noqa: E402
+from recur.models.cell import LocalCell  # noqa: E402
+from recur.models.running import run_model  # noqa: E402
+
+SCRIPT = ROOT / "book" / "_extra" / "_static" / "cell_train.js"
+OUT = ROOT / "book" / "data" / "browser_cell_seeds.csv"
+TEST_SUMS = 20_300_000
+
+# In the page: ``jobs`` workers made as the trainer makes them, each taking the next
+# seed until none is left; every result comes back with its weights.
+DRIVER = """async ([seeds, jobs]) => {
+  const queue = seeds.slice(), results = [];
+  const one = () => new Promise((resolve) => {
+    const seed = queue.shift();
+    if (seed === undefined) return resolve();
+    const worker = trainerWorker();
+    const start = performance.now();
+    worker.onmessage = (event) => {
+      if (!event.data.done) return;
+      worker.terminate();
+      const d = event.data.done;
+      const w = Object.fromEntries(
+        Object.entries(d.w).map(([k, v]) => [k, Array.from(v)]));
+      results.push({ seed, passed: d.passed, step: d.step, attempts: d.attempts,
+        seconds: (performance.now() - start) / 1000, w });
+      resolve(one());
+    };
+    worker.postMessage({ seed });
+  });
+  await Promise.all(Array.from({ length: jobs }, one));
+  return results;
+}"""
+
+
+def cell_from(weights: dict) -> LocalCell:
+    """The page's trained weights in the library's cell, in float64 as in the page."""
+    cell = LocalCell().double()
+    state = {
+        name: torch.tensor(values, dtype=torch.float64).reshape(tensor.shape)
+        for (name, tensor), values in (
+            (item, weights[item[0]]) for item in cell.state_dict().items()
+        )
+    }
+    cell.load_state_dict(state)
+    return cell
+
+
+def exact_at_1024(cell: LocalCell, seed: int, n_sums: int = 200) -> float:
+    batch = random_batch(n_sums, 1024, seed=TEST_SUMS + seed)
+    right = []
+    for start in range(0, n_sums, 20):
+        part = batch.part(start, start + 20)
+        logits = run_model(cell, part.bits.double(), 1025).logits[-1]  # (b, n + 1)
+        right.append(((logits > 0).float() == part.target).all(dim=1))
+    return float(torch.cat(right).float().mean())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=2, help="workers training at once")
+    parser.add_argument("--seeds", default="0-19", help="a range, e.g. 0-19")
+    args = parser.parse_args()
+    first, last = map(int, args.seeds.split("-"))
+    exe = _chromium()
+    if exe is None:
+        raise SystemExit("chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    start = time.perf_counter()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS)
+        page = browser.new_page()
+        page.set_content("<html><body></body></html>")
+        page.add_script_tag(content="function warning() {}")  # explorers.js's, unused
+        page.add_script_tag(path=str(SCRIPT))
+        results = page.evaluate(DRIVER, [list(range(first, last + 1)), args.jobs])
+        browser.close()
+    rows = []
+    for result in sorted(results, key=lambda r: r["seed"]):
+        cell = cell_from(result.pop("w"))
+        result["exact at 1024 bits"] = exact_at_1024(cell, result["seed"])
+        print(json.dumps(result), flush=True)
+        rows.append(result)
+    table = pd.DataFrame(rows)
+    table["jobs"] = args.jobs
+    table.to_csv(OUT, index=False)
+    print(f"wrote {OUT.relative_to(ROOT)} in {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,602 @@
+// One More Round in the static page: Chapter 2's cell trained in the reader's browser,
+// as recur.training.cell_check.train_cell trains it (the same model, loss, optimiser
+// and step size, rounds, training widths, check and restart). Each function names the
+// Python it mirrors; the browser tests check the loss, every gradient and fifty Adam
+// steps against PyTorch on the same weights and batches. The page's random numbers are
+// its own (mulberry32), not PyTorch's: a seed here starts another run than the same
+// seed in the library.
+//
+// Everything lives inside cellTrainer(scope), so that the same source runs in the page
+// (the tests call it there) and in a Web Worker made from this function's own text
+// (a worker needs no second file: it works from a file:// page too).
+"use strict";
+
+function cellTrainer(scope) {
+  const D = 16; // LocalCell's d_state
+  const H = 32; // LocalCell's d_hidden
+  const SHAPES = { // LocalCell.state_dict(): name -> [rows, columns] (bias: [rows])
+    "embed.weight": [D, 2], "embed.bias": [D],
+    "update.0.weight": [H, 2 * D], "update.0.bias": [H],
+    "update.2.weight": [D, H], "update.2.bias": [D],
+    "readout.weight": [1, D], "readout.bias": [1],
+  };
+  const SETTINGS = { // recur.training.config.TrainConfig, as train_cell sets it
+    nSteps: 1500, batchSize: 128, lr: 1e-2, clipNorm: 1.0, minBits: 1, maxBits: 8,
+    nRounds: 9, evalEvery: 50, evalSize: 10000, stayRounds: 64, maxAttempts: 2,
+  };
+  const SCREEN = 1000; // recur.training.loop._heldout_exact's quick screen
+
+  // mulberry32: a small seeded generator of uniform numbers in [0, 1).
+  function generator(seed) {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  // torch.nn.Linear's initial weights and biases: uniform in +-1/sqrt(fan_in)
+  // (kaiming_uniform_ with a = sqrt(5)), in LocalCell's order of layers.
+  function initialWeights(seed) {
+    const rand = generator(seed);
+    const w = {};
+    for (const [name, shape] of Object.entries(SHAPES)) {
+      const fanIn = name.endsWith("weight") ? shape[1] : SHAPES[name.replace("bias", "weight")][1];
+      const bound = 1 / Math.sqrt(fanIn);
+      w[name] = Float64Array.from({ length: shape.reduce((x, y) => x * y) },
+        () => (2 * rand() - 1) * bound);
+    }
+    return w;
+  }
+
+  // recur.core.tasks.random_batch with min_bits: each sum's width uniform in
+  // minBits..maxBits, its bits uniform, zeros above its width; n = maxBits + 1
+  // positions (the carry out on top). a[e * n + i], b[e * n + i]: bit i of sum e.
+  function randomBatch(rand, size, maxBits, minBits) {
+    const n = maxBits + 1;
+    const a = new Uint8Array(size * n);
+    const b = new Uint8Array(size * n);
+    for (let e = 0; e < size; e++) {
+      const width = minBits + Math.floor(rand() * (maxBits - minBits + 1));
+      for (let i = 0; i < width; i++) {
+        a[e * n + i] = rand() < 0.5 ? 1 : 0;
+        b[e * n + i] = rand() < 0.5 ? 1 : 0;
+      }
+    }
+    return { a, b, size, n, target: sumBits(a, b, size, n) };
+  }
+
+  // AdditionBatch.target: the bits of a + b, LSB first, the carry out on top.
+  function sumBits(a, b, size, n) {
+    const target = new Uint8Array(size * n);
+    for (let e = 0; e < size; e++) {
+      let carry = 0;
+      for (let i = 0; i < n; i++) {
+        const s = a[e * n + i] + b[e * n + i] + carry;
+        target[e * n + i] = s & 1;
+        carry = s >> 1;
+      }
+    }
+    return target;
+  }
+
+  // A pair's key (maxBits 8: a + 256 b), for keeping held-out pairs out of training.
+  function pairKey(batch, e) {
+    let key = 0;
+    for (let i = batch.n - 2; i >= 0; i--) key = key * 4 + batch.a[e * batch.n + i] * 2 + batch.b[e * batch.n + i];
+    return key;
+  }
+
+  // recur.training.loop.heldout_pairs: evalSize pairs of maxBits bits, never trained on.
+  function heldoutPairs(seed) {
+    const pairs = randomBatch(generator(seed + 1000003), SETTINGS.evalSize, SETTINGS.maxBits, SETTINGS.maxBits);
+    const heldout = new Uint8Array(4 ** SETTINGS.maxBits);
+    for (let e = 0; e < pairs.size; e++) heldout[pairKey(pairs, e)] = 1;
+    return { pairs, heldout };
+  }
+
+  // LocalCell.forward with every round's activations kept for the backward pass:
+  // z = s + E (E = embed(bits)), pre = W1 [z_i, z_{i-1}] + b1, h = relu(pre),
+  // s' = tanh(W2 h + b2); the readout of the last round.
+  function forward(w, batch, nRounds) {
+    const { size, n } = batch;
+    const rows = size * n;
+    const problem = new Float64Array(rows * D);
+    const we = w["embed.weight"], be = w["embed.bias"];
+    for (let p = 0; p < rows; p++) {
+      for (let o = 0; o < D; o++) {
+        problem[p * D + o] = be[o] + we[2 * o] * batch.a[p] + we[2 * o + 1] * batch.b[p];
+      }
+    }
+    const states = [new Float64Array(rows * D)]; // s_0 = 0: the input is injected
+    const zs = [], hidden = [];
+    const w1 = w["update.0.weight"], b1 = w["update.0.bias"];
+    const w2 = w["update.2.weight"], b2 = w["update.2.bias"];
+    for (let r = 0; r < nRounds; r++) {
+      const s = states[r];
+      const z = new Float64Array(rows * D);
+      for (let k = 0; k < z.length; k++) z[k] = s[k] + problem[k]; // LocalCell.step
+      const h = new Float64Array(rows * H);
+      const next = new Float64Array(rows * D);
+      for (let p = 0; p < rows; p++) {
+        const below = p % n > 0; // a row of zeros under bit 0
+        const ps = p * D, pb = ps - D, ph = p * H;
+        for (let j = 0; j < H; j++) {
+          let sum = b1[j];
+          const row = j * 2 * D;
+          for (let k = 0; k < D; k++) sum += w1[row + k] * z[ps + k];
+          if (below) for (let k = 0; k < D; k++) sum += w1[row + D + k] * z[pb + k];
+          h[ph + j] = sum > 0 ? sum : 0; // relu
+        }
+        for (let o = 0; o < D; o++) {
+          let sum = b2[o];
+          const row = o * H;
+          for (let j = 0; j < H; j++) sum += w2[row + j] * h[ph + j];
+          next[ps + o] = Math.tanh(sum);
+        }
+      }
+      zs.push(z);
+      hidden.push(h);
+      states.push(next);
+    }
+
+    const last = states[nRounds];
+    const logits = new Float64Array(rows);
+    const wr = w["readout.weight"], br = w["readout.bias"];
+    for (let p = 0; p < rows; p++) {
+      let sum = br[0];
+      for (let k = 0; k < D; k++) sum += wr[k] * last[p * D + k];
+      logits[p] = sum;
+    }
+    return { logits, states, zs, hidden, problem };
+  }
+
+  // recur.training.evaluate.window_loss with window 1: binary cross-entropy on the
+  // last round's logits, averaged over each sum's positions, then over the kept sums.
+  function windowLoss(logits, batch, keep) {
+    const { size, n } = batch;
+    let total = 0, kept = 0;
+    for (let e = 0; e < size; e++) {
+      if (!keep[e]) continue;
+      kept += 1;
+      let sum = 0;
+      for (let i = 0; i < n; i++) {
+        const x = logits[e * n + i], t = batch.target[e * n + i];
+        sum += Math.max(x, 0) - x * t + Math.log1p(Math.exp(-Math.abs(x))); // with logits
+      }
+      total += sum / n;
+    }
+    return { loss: total / Math.max(kept, 1), kept: Math.max(kept, 1) };
+  }
+
+  function zerosLike(w) {
+    const g = {};
+    for (const name of Object.keys(SHAPES)) g[name] = new Float64Array(w[name].length);
+    return g;
+  }
+
+  // loss.backward() through the unrolled rounds: the gradient of windowLoss with
+  // respect to every weight, round by round from the last.
+  function lossAndGradients(w, batch, keep, nRounds) {
+    const { size, n } = batch;
+    const rows = size * n;
+    const run = forward(w, batch, nRounds);
+    const { loss, kept } = windowLoss(run.logits, batch, keep);
+    const g = zerosLike(w);
+    const wr = w["readout.weight"];
+    let ds = new Float64Array(rows * D); // d loss / d s_R
+    for (let p = 0; p < rows; p++) {
+      const e = Math.floor(p / n);
+      if (!keep[e]) continue;
+      const x = run.logits[p];
+      const dx = (1 / (1 + Math.exp(-x)) - batch.target[p]) / n / kept; // d loss / d logit
+      g["readout.bias"][0] += dx;
+      for (let k = 0; k < D; k++) {
+        g["readout.weight"][k] += dx * run.states[nRounds][p * D + k];
+        ds[p * D + k] = dx * wr[k];
+      }
+    }
+    const w1 = w["update.0.weight"], w2 = w["update.2.weight"];
+    const gw1 = g["update.0.weight"], gb1 = g["update.0.bias"];
+    const gw2 = g["update.2.weight"], gb2 = g["update.2.bias"];
+    const dproblem = new Float64Array(rows * D);
+    const da = new Float64Array(D), dpre = new Float64Array(H);
+    for (let r = nRounds; r >= 1; r--) {
+      const s = run.states[r], z = run.zs[r - 1], h = run.hidden[r - 1];
+      const dz = new Float64Array(rows * D);
+      for (let p = 0; p < rows; p++) {
+        const ps = p * D, ph = p * H;
+        for (let o = 0; o < D; o++) {
+          const v = s[ps + o];
+          da[o] = ds[ps + o] * (1 - v * v); // tanh
+          gb2[o] += da[o];
+        }
+        for (let j = 0; j < H; j++) {
+          const hj = h[ph + j];
+          if (hj <= 0) { dpre[j] = 0; continue; } // relu: no gradient, no weight use
+          let dh = 0;
+          for (let o = 0; o < D; o++) {
+            gw2[o * H + j] += da[o] * hj;
+            dh += w2[o * H + j] * da[o];
+          }
+          dpre[j] = dh;
+        }
+        const below = p % n > 0;
+        const pb = ps - D; // the bit below's row
+        for (let j = 0; j < H; j++) {
+          const dj = dpre[j];
+          if (dj === 0) continue;
+          gb1[j] += dj;
+          const row = j * 2 * D;
+          for (let k = 0; k < D; k++) {
+            gw1[row + k] += dj * z[ps + k];
+            dz[ps + k] += dj * w1[row + k];
+          }
+          if (!below) continue;
+          for (let k = 0; k < D; k++) {
+            gw1[row + D + k] += dj * z[pb + k];
+            dz[pb + k] += dj * w1[row + D + k]; // the state of the bit below
+          }
+        }
+      }
+      for (let k = 0; k < dz.length; k++) dproblem[k] += dz[k];
+      ds = dz; // z = s_{r-1} + E
+    }
+    for (let p = 0; p < rows; p++) {
+      for (let o = 0; o < D; o++) {
+        const dE = dproblem[p * D + o];
+        g["embed.bias"][o] += dE;
+        g["embed.weight"][2 * o] += dE * batch.a[p];
+        g["embed.weight"][2 * o + 1] += dE * batch.b[p];
+      }
+    }
+    return { loss, gradients: g };
+  }
+
+  // torch.nn.utils.clip_grad_norm_: every gradient times min(1, max / (norm + 1e-6)).
+  function clipGradients(g, maxNorm) {
+    let squares = 0;
+    for (const name of Object.keys(SHAPES)) for (const v of g[name]) squares += v * v;
+    const norm = Math.sqrt(squares);
+    const scale = Math.min(1, maxNorm / (norm + 1e-6));
+    for (const name of Object.keys(SHAPES)) for (let k = 0; k < g[name].length; k++) g[name][k] *= scale;
+    return norm;
+  }
+
+  // torch.optim.Adam (betas 0.9, 0.999; eps 1e-8), one step: moments, their bias
+  // correction, and the step lr * m_hat / (sqrt(v_hat) + eps).
+  function adamStep(w, g, state, lr) {
+    const [beta1, beta2, eps] = [0.9, 0.999, 1e-8];
+    state.step += 1;
+    const correction1 = 1 - beta1 ** state.step;
+    const correction2 = 1 - beta2 ** state.step;
+    for (const name of Object.keys(SHAPES)) {
+      const m = (state.m[name] ??= new Float64Array(w[name].length));
+      const v = (state.v[name] ??= new Float64Array(w[name].length));
+      const p = w[name], gn = g[name];
+      for (let k = 0; k < p.length; k++) {
+        m[k] = beta1 * m[k] + (1 - beta1) * gn[k];
+        v[k] = beta2 * v[k] + (1 - beta2) * gn[k] * gn[k];
+        const denom = Math.sqrt(v[k]) / Math.sqrt(correction2) + eps;
+        p[k] -= (lr / correction1) * m[k] / denom;
+      }
+    }
+  }
+
+  // recur.training.loop._step: one optimiser step on one batch; returns the loss.
+  function trainingStep(w, adam, batch, keep) {
+    const { loss, gradients } = lossAndGradients(w, batch, keep, SETTINGS.nRounds);
+    clipGradients(gradients, SETTINGS.clipNorm);
+    adamStep(w, gradients, adam, SETTINGS.lr);
+    return loss;
+  }
+
+  // recur.training.evaluate.evaluate: which sums are right after each round 1..R,
+  // as one Uint8Array per round (1: every bit of that sum right).
+  function rightByRound(w, batch, nRounds) {
+    const { size, n } = batch;
+    const wr = w["readout.weight"], br = w["readout.bias"];
+    const out = [];
+    settledForward(w, batch, nRounds, (s, moved) => {
+      const right = out.length ? out[out.length - 1].slice() : new Uint8Array(size);
+      for (let e = 0; e < size; e++) {
+        let changed = out.length === 0;
+        for (let i = 0; i < n && !changed; i++) changed = moved[e * n + i] === 1;
+        if (!changed) continue; // no state of this sum moved: its readout is the same
+        let ok = 1;
+        for (let p = e * n; p < (e + 1) * n && ok; p++) {
+          let sum = br[0];
+          for (let k = 0; k < D; k++) sum += wr[k] * s[p * D + k];
+          if ((sum > 0 ? 1 : 0) !== batch.target[p]) ok = 0;
+        }
+        right[e] = ok;
+      }
+      out.push(right);
+    });
+    return out;
+  }
+
+  // LocalCell.forward for measuring: only the last state is kept, and a position
+  // whose own state and the state below are what they were one round back gets the
+  // state it had (the same inputs give the same output); once a sum has settled this
+  // skips it (models.js's cellStep does the same in the explorer). onRound(s, moved)
+  // after each round.
+  function settledForward(w, batch, nRounds, onRound) {
+    const { size, n } = batch;
+    const rows = size * n;
+    const problem = new Float64Array(rows * D);
+    const we = w["embed.weight"], be = w["embed.bias"];
+    for (let p = 0; p < rows; p++) {
+      for (let o = 0; o < D; o++) {
+        problem[p * D + o] = be[o] + we[2 * o] * batch.a[p] + we[2 * o + 1] * batch.b[p];
+      }
+    }
+    const w1 = w["update.0.weight"], b1 = w["update.0.bias"];
+    const w2 = w["update.2.weight"], b2 = w["update.2.bias"];
+    let state = new Float64Array(rows * D);
+    let moved = new Uint8Array(rows).fill(1);
+    const z = new Float64Array(rows * D), h = new Float64Array(H);
+    for (let r = 0; r < nRounds; r++) {
+      for (let k = 0; k < z.length; k++) z[k] = state[k] + problem[k];
+      const next = state.slice();
+      const nowMoved = new Uint8Array(rows);
+      for (let p = 0; p < rows; p++) {
+        const below = p % n > 0; // a row of zeros under bit 0
+        if (!moved[p] && !(below && moved[p - 1])) continue; // the same inputs
+        const ps = p * D, pb = ps - D;
+        for (let j = 0; j < H; j++) {
+          let sum = b1[j];
+          const row = j * 2 * D;
+          for (let k = 0; k < D; k++) sum += w1[row + k] * z[ps + k];
+          if (below) for (let k = 0; k < D; k++) sum += w1[row + D + k] * z[pb + k];
+          h[j] = sum > 0 ? sum : 0; // relu
+        }
+        for (let o = 0; o < D; o++) {
+          let sum = b2[o];
+          const row = o * H;
+          for (let j = 0; j < H; j++) sum += w2[row + j] * h[j];
+          const v = Math.tanh(sum);
+          if (v !== state[ps + o]) nowMoved[p] = 1;
+          next[ps + o] = v;
+        }
+      }
+      state = next;
+      moved = nowMoved;
+      onRound(state, moved);
+    }
+  }
+
+  function part(batch, from, to) {
+    const n = batch.n;
+    return { a: batch.a.subarray(from * n, to * n), b: batch.b.subarray(from * n, to * n),
+      target: batch.target.subarray(from * n, to * n), size: to - from, n };
+  }
+
+  // recur.training.loop._heldout_exact at the trained rounds: the quick screen of
+  // SCREEN pairs, then every held-out pair once the screen is all right.
+  function heldoutExact(w, pairs) {
+    const share = (batch) => rightByRound(w, batch, SETTINGS.nRounds)[SETTINGS.nRounds - 1]
+      .reduce((x, y) => x + y, 0) / batch.size;
+    const screen = share(part(pairs, 0, SCREEN));
+    return screen < 1 ? { exact: screen, pairs: SCREEN } : { exact: share(pairs), pairs: pairs.size };
+  }
+
+  // recur.training.cell_check.stays_right: the share of the pairs right after the
+  // trained rounds and after every round through stayRounds.
+  function staysRight(w, pairs) {
+    let stays = 0;
+    for (let from = 0; from < pairs.size; from += 500) {
+      const batch = part(pairs, from, Math.min(from + 500, pairs.size));
+      const rounds = rightByRound(w, batch, SETTINGS.stayRounds);
+      for (let e = 0; e < batch.size; e++) {
+        let ok = 1;
+        for (let r = SETTINGS.nRounds - 1; r < SETTINGS.stayRounds; r++) ok &= rounds[r][e];
+        stays += ok;
+      }
+    }
+    return stays / pairs.size;
+  }
+
+  // One run of recur.training.cell_check.checked_training: train, and every evalEvery
+  // steps check the held-out pairs; stop at the first check at which every one is right
+  // and stays right. report({step, loss, ...}) is called after each step.
+  function trainOnce(seed, report, stopped) {
+    const w = initialWeights(seed);
+    const rand = generator(seed + 7);
+    const { pairs, heldout } = heldoutPairs(seed);
+    const adam = { step: 0, m: {}, v: {} };
+    const start = Date.now();
+    let last = null;
+    for (let step = 1; step <= SETTINGS.nSteps; step++) {
+      if (stopped()) return { w, seed, passed: false, stopped: true, step: step - 1, last, seconds: (Date.now() - start) / 1000 };
+      const batch = randomBatch(rand, SETTINGS.batchSize, SETTINGS.maxBits, SETTINGS.minBits);
+      const keep = Uint8Array.from({ length: batch.size }, (_, e) => 1 - heldout[pairKey(batch, e)]);
+      const loss = trainingStep(w, adam, batch, keep);
+      const row = { step, loss, seed, w };
+      if (step % SETTINGS.evalEvery === 0 || step === SETTINGS.nSteps) {
+        Object.assign(row, heldoutExact(w, pairs));
+        if (row.exact === 1 && row.pairs === pairs.size) row.stays = staysRight(w, pairs);
+        last = row;
+      }
+      report(row);
+      if (row.stays === 1) return { w, seed, passed: true, step, last, seconds: (Date.now() - start) / 1000 };
+    }
+    return { w, seed, passed: false, step: SETTINGS.nSteps, last, seconds: (Date.now() - start) / 1000 };
+  }
+
+  // recur.training.cell_check.train_cell: a run from seed, and if it passes no
+  // check a second from seed + 1000 (recur.training.config.attempt_seeds).
+  function trainCell(seed, report, stopped = () => false) {
+    const runs = [];
+    for (let attempt = 0; attempt < SETTINGS.maxAttempts; attempt++) {
+      const run = trainOnce(seed + 1000 * attempt, (row) => report({ ...row, attempt }), stopped);
+      runs.push(run);
+      if (run.passed || run.stopped) break;
+    }
+    const kept = runs[runs.length - 1];
+    return { ...kept, attempts: runs.length, seconds: runs.reduce((t, r) => t + r.seconds, 0) };
+  }
+
+  Object.assign(scope, { SETTINGS, SHAPES, generator, initialWeights, randomBatch, forward,
+    windowLoss, lossAndGradients, clipGradients, adamStep, trainingStep, rightByRound,
+    settledForward, heldoutPairs,
+    heldoutExact, staysRight, trainCell });
+
+  if (typeof WorkerGlobalScope !== "undefined" && scope instanceof WorkerGlobalScope) {
+    // The page stops a run by ending the worker; so that it keeps what was trained,
+    // each progress message (a few a second, and every check) carries the weights.
+    scope.onmessage = (event) => {
+      Object.assign(SETTINGS, event.data.settings || {});
+      let lastPost = 0;
+      const done = trainCell(event.data.seed, (row) => {
+        if (row.exact === undefined && Date.now() - lastPost < 150) return;
+        lastPost = Date.now();
+        scope.postMessage({ progress: row });
+      });
+      scope.postMessage({ done });
+    };
+  }
+}
+
+window.OneMoreRound = window.OneMoreRound || { models: {} };
+window.OneMoreRound.train = {};
+cellTrainer(window.OneMoreRound.train);
+
+// ------------------------------------------------------------------ the page's trainer
+
+// recur.core.device.seed_everything's check, and the range this page's generator takes.
+const MAX_SEED = 2 ** 31 - 1 - 1000 * (cellTrainerSettings().maxAttempts - 1);
+function cellTrainerSettings() { return window.OneMoreRound.train.SETTINGS; }
+function checkedSeed(text) {
+  const value = text.trim();
+  if (!/^-?\d+$/.test(value)) throw new Error(`seed must be an integer, got '${text}'`);
+  const seed = Number(value);
+  if (seed < 0 || seed > MAX_SEED) throw new Error(`seed must be in 0..${MAX_SEED}, got ${seed}`);
+  return seed;
+}
+
+// A Web Worker running cellTrainer from its own source, so the page stays responsive.
+function trainerWorker() {
+  const source = `"use strict";\n${cellTrainer.toString()}\ncellTrainer(self);\n`;
+  return new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
+}
+
+// The loss so far as a line, log scale, steps along the bottom.
+function drawLoss(svg, points, nSteps) {
+  const [width, height] = [480, 140];
+  const logs = points.map((p) => Math.log10(Math.max(p.loss, 1e-6)));
+  const [low, high] = [Math.min(...logs, -3), Math.max(...logs, 0)];
+  const xy = points.map((p, k) => `${(p.x / nSteps) * width},${height - ((logs[k] - low) / (high - low)) * height}`);
+  svg.innerHTML = `<rect width="${width}" height="${height}" fill="none" stroke="#ccc"/>` +
+    `<polyline fill="none" stroke="#1f4e79" stroke-width="1.5" points="${xy.join(" ")}"/>` +
+    `<text x="4" y="12" font-size="11">loss (log scale), ${high.toFixed(0)} to ${low.toFixed(0)} in powers of 10</text>` +
+    `<text x="${width - 4}" y="${height - 4}" font-size="11" text-anchor="end">training steps, all runs</text>`;
+}
+
+function trainerParts(root) {
+  root.innerHTML =
+    "<label>seed <input type='text' class='trainer-seed' size='10'></label> " +
+    "<button type='button' class='trainer-train'>Train</button> " +
+    "<button type='button' class='trainer-stop' disabled>Stop</button> " +
+    "<progress class='trainer-progress' value='0' aria-label='training progress'></progress>" +
+    "<div class='trainer-message' aria-live='polite'></div>" +
+    "<svg class='trainer-loss' viewBox='0 0 480 140' role='img' " +
+    "aria-label='the training loss so far, step by step' " +
+    "style='width:100%;max-width:480px;height:auto;display:block'></svg>";
+  const part = (name) => root.querySelector(`.trainer-${name}`);
+  part("seed").value = root.dataset.seed;
+  return { seed: part("seed"), train: part("train"), stop: part("stop"),
+    progress: part("progress"), message: part("message"), loss: part("loss") };
+}
+
+// What happened, from the run's own result (never assumed).
+function trainerWords(done, seed) {
+  const runs = done.attempts === 1 ? "one run" : `${done.attempts} runs`;
+  const time = `${done.seconds.toFixed(0)} s`;
+  if (done.passed) {
+    return `Seed ${seed} passed its check at step ${done.step} of run ${done.attempts} ` +
+      `(every held-out pair right after 9 rounds and through round 64), in ${runs} and ${time}. ` +
+      "The explorer below now runs the cell you trained.";
+  }
+  const held = done.last ? ` (its last check: ${(100 * done.last.exact).toFixed(1)}% of ` +
+    `${done.last.pairs} held-out pairs right)` : "";
+  return `Seed ${seed} passed no check in ${runs} and ${time}${held}. The explorer below ` +
+    "now runs the last run's weights, so you can see where it goes wrong.";
+}
+
+function useTrainedCell(weights, seed) {
+  const spec = { kind: "cell", options: { inject: true }, unpacked: weights, seed };
+  window.OneMoreRound.trainedCell = spec;
+  document.querySelectorAll(".cell-explorer").forEach((explorer) => {
+    window.OneMoreRound.mountCellExplorer(explorer, spec);
+  });
+}
+
+function mountCellTrainer(root) {
+  const ui = trainerParts(root);
+  const settings = cellTrainerSettings();
+  const overrides = JSON.parse(root.dataset.settings || "{}"); // the tests' short runs
+  const nSteps = overrides.nSteps || settings.nSteps;
+  let worker = null, points = [], latest = null, seed = null;
+  const finish = () => {
+    worker?.terminate();
+    worker = null;
+    ui.train.disabled = false;
+    ui.stop.disabled = true;
+  };
+  ui.train.addEventListener("click", () => {
+    try {
+      seed = checkedSeed(ui.seed.value);
+    } catch (err) {
+      return warning(ui.message, err.message);
+    }
+    finish();
+    points = [];
+    latest = null;
+    ui.progress.max = nSteps * settings.maxAttempts;
+    ui.progress.value = 0;
+    ui.train.disabled = true;
+    ui.stop.disabled = false;
+    ui.message.textContent = `Training from seed ${seed} in your browser…`;
+    worker = trainerWorker();
+    worker.onmessage = (event) => {
+      const { progress, done } = event.data;
+      if (progress) {
+        latest = progress;
+        const x = progress.attempt * nSteps + progress.step;
+        points.push({ x, loss: progress.loss });
+        ui.progress.value = x;
+        drawLoss(ui.loss, points, nSteps * settings.maxAttempts);
+        const check = progress.exact === undefined ? "" :
+          `; held-out pairs right: ${(100 * progress.exact).toFixed(1)}% of ${progress.pairs}`;
+        ui.message.textContent = `Run ${progress.attempt + 1}, step ${progress.step}: ` +
+          `loss ${progress.loss.toFixed(4)}${check}`;
+      }
+      if (done) {
+        finish();
+        ui.progress.value = ui.progress.max;
+        ui.message.textContent = trainerWords(done, seed);
+        useTrainedCell(done.w, seed);
+      }
+    };
+    worker.onerror = (event) => {
+      finish();
+      warning(ui.message, `training stopped with an error: ${event.message}`);
+    };
+    worker.postMessage({ seed, settings: overrides });
+  });
+  ui.stop.addEventListener("click", () => {
+    finish();
+    if (!latest) return (ui.message.textContent = "Stopped before the first step.");
+    ui.message.textContent = `Stopped at step ${latest.step} of run ${latest.attempt + 1}. ` +
+      "The explorer below now runs the weights trained so far.";
+    useTrainedCell(latest.w, seed);
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll(".cell-trainer").forEach(mountCellTrainer);
+});
