@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: book test check-full lint unit nbval browser bench studies gpu-check glue-reference clean
+.PHONY: book test check-full lint bench studies gpu-check glue-reference clean
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -58,10 +58,11 @@ gpu-check:
 glue-reference: book               ## the CPU build's glued values: book/data/glue_cpu.json
 	$(PY) benchmarks/gpu_check.py --reference
 
-studies: $(STAMP)                  ## rerun the slow studies: book/data/act_*.csv, ch7_*.csv
+studies: $(STAMP)                  ## the slow studies: book/data/act_*, ch7_*, live_*, browser_*
 	$(PY) benchmarks/act_studies.py
 	$(PY) benchmarks/ch7_studies.py
 	$(PY) benchmarks/live_studies.py --jobs 2
+	$(PY) benchmarks/browser_train.py --jobs 2
 
 clean:
 	rm -rf _build

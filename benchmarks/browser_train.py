@@ -2,7 +2,7 @@
 (``book/_extra/_static/cell_train.js`` in a Web Worker), from seeds 0 to 19: whether
 each run passed its check, at which step, in how many runs and seconds; then each
 trained cell, moved into the library as it is (float64), on 200 random 1,024-bit sums
-(seeded 20,300,000 + seed, used for nothing else) after n + 1 rounds. Writes
+(the registry's BROWSER_SUMS + seed, used for nothing else) after n + 1 rounds. Writes
 ``book/data/browser_cell_seeds.csv``, which the Performance page shows.
 
 Run: ``.venv/bin/python benchmarks/browser_train.py [--jobs 2] [--seeds 0-19]``
@@ -23,13 +23,15 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from conftest import CHROMIUM_FLAGS, _chromium  # noqa: E402
+from recur.core.seeds import BROWSER_SUMS  # noqa: E402
 from recur.core.tasks import random_batch  # noqa: E402
 from recur.models.cell import LocalCell  # noqa: E402
-from recur.models.running import run_model  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from last_run import recorded  # noqa: E402
 
 SCRIPT = ROOT / "book" / "_extra" / "_static" / "cell_train.js"
 OUT = ROOT / "book" / "data" / "browser_cell_seeds.csv"
-TEST_SUMS = 20_300_000
 
 # In the page: ``jobs`` workers made as the trainer makes them, each taking the next
 # seed until none is left; every result comes back with its weights.
@@ -70,14 +72,18 @@ def cell_from(weights: dict) -> LocalCell:
     return cell
 
 
+@torch.no_grad()
 def exact_at_1024(cell: LocalCell, seed: int, n_sums: int = 200) -> float:
-    batch = random_batch(n_sums, 1024, seed=TEST_SUMS + seed)
-    right = []
-    for start in range(0, n_sums, 20):
-        part = batch.part(start, start + 20)
-        logits = run_model(cell, part.bits.double(), 1025).logits[-1]  # (b, n + 1)
-        right.append(((logits > 0).float() == part.target).all(dim=1))
-    return float(torch.cat(right).float().mean())
+    """The share of ``n_sums`` random 1,024-bit sums right after n + 1 rounds: the
+    cell's rounds run directly, reading out only the last (every round's readout of
+    200 such sums would be 1.7 GB)."""
+    batch = random_batch(n_sums, 1024, seed=BROWSER_SUMS + seed)
+    problem = cell.embed(batch.bits.double())  # (B, n + 1, d)
+    state = torch.zeros_like(problem)
+    for _ in range(batch.n_positions):  # n + 1 rounds
+        state = cell.step(state, problem)
+    logits = cell.readout(state).squeeze(-1)  # (B, n + 1)
+    return float(((logits > 0).double() == batch.target).all(dim=1).double().mean())
 
 
 def main() -> None:
@@ -92,7 +98,8 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     start = time.perf_counter()
-    with sync_playwright() as pw:
+    command = "make studies: browser_train.py"
+    with recorded(command, full=(first, last) == (0, 19)), sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS)
         page = browser.new_page()
         page.set_content("<html><body></body></html>")
@@ -100,15 +107,15 @@ def main() -> None:
         page.add_script_tag(path=str(SCRIPT))
         results = page.evaluate(DRIVER, [list(range(first, last + 1)), args.jobs])
         browser.close()
-    rows = []
-    for result in sorted(results, key=lambda r: r["seed"]):
-        cell = cell_from(result.pop("w"))
-        result["exact at 1024 bits"] = exact_at_1024(cell, result["seed"])
-        print(json.dumps(result), flush=True)
-        rows.append(result)
-    table = pd.DataFrame(rows)
-    table["jobs"] = args.jobs
-    table.to_csv(OUT, index=False)
+        rows = []
+        for result in sorted(results, key=lambda r: r["seed"]):
+            cell = cell_from(result.pop("w"))
+            result["exact at 1024 bits"] = exact_at_1024(cell, result["seed"])
+            print(json.dumps(result), flush=True)
+            rows.append(result)
+        table = pd.DataFrame(rows)
+        table["jobs"] = args.jobs
+        table.to_csv(OUT, index=False)
     print(f"wrote {OUT.relative_to(ROOT)} in {time.perf_counter() - start:.0f} s")
 
 

@@ -15,6 +15,7 @@ Run: ``.venv/bin/python benchmarks/ch7_studies.py``.
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from pathlib import Path
@@ -108,9 +109,14 @@ def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) ->
     }
 
 
-if __name__ == "__main__":
+def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     limit_heap_growth()  # long ACT runs fragment glibc's heap otherwise
     with recorded("make studies: ch7_studies.py"):
         tables = run()
     for name, table in tables.items():
         table.to_csv(DATA / f"{name}.csv", index=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -457,9 +457,8 @@ CPU_BENCHES += ("attention", "devices")
 def update(names: list[str], path: Path = BOOK / "data" / "bench.jsonl") -> None:
     """``--only NAME ...``: rerun some entries (``act_ut``, ``devices``, ...: the
     ``bench_*`` functions) and replace theirs in ``path``: every old entry that one of
-    them wrote (``by``; entries renamed since go too) or that has a name written now.
-    Entries of other functions stay, whatever their names (an older rule dropped
-    every entry starting ``NAME_``, so ``act_ut`` dropped ``act_ut_two_slots_*``)."""
+    them wrote (``by``) or that has a name written now. Entries of other functions
+    stay, whatever their names (``act_ut`` must not drop ``act_ut_two_slots_*``)."""
     old = [json.loads(line) for line in path.read_text().splitlines()]
     for name in names:
         run_bench(name)

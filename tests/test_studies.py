@@ -76,3 +76,40 @@ def test_the_live_seeds_table_has_the_columns_its_writer_writes():
     assert list(committed.columns) == list(fresh.columns)
     assert sorted(committed["model"].unique()) == sorted(fresh["model"].unique())
     assert sorted(committed["seed"].unique()) == list(range(20))
+
+
+def test_page_counts_by_hand():
+    """Four seeds trained in the page: three passed, two of those right on 99% or
+    more of the wide sums (0.995 and 1.0; 0.98 falls short; the one that did not pass
+    does not count, however right); seconds 10, 20, 40, 100."""
+    import pandas as pd
+
+    from recur.studies.live import page_counts
+
+    runs = pd.DataFrame(
+        {
+            "seed": [0, 1, 2, 3],
+            "passed": [True, True, True, False],
+            "exact at 1024 bits": [0.995, 1.0, 0.98, 1.0],
+            "seconds": [10.0, 40.0, 20.0, 100.0],
+        }
+    )
+    counts = page_counts(runs)
+    assert counts == {"n": 4, "passed": 3, "wide": 2, "median": 30.0,
+                      "longest": 100.0, "bar": 0.99}  # fmt: skip
+
+
+def test_page_beside_library_reads_both_tables():
+    import pandas as pd
+
+    from recur.studies.live import LIVE, page_beside_library
+
+    runs = pd.DataFrame({"seed": [0, 1], "passed": [True, False],
+                         "exact at 1024 bits": [1.0, 1.0], "seconds": [10.0, 30.0]})
+    live = pd.DataFrame({"model": [LIVE[0]] * 3, "reached 100%": [True, True, False],
+                         "success": [True, False, False],
+                         "train seconds": [1.0, 2.0, 9.0],
+                         "exact at 8 bits": [1.0, 1.0, 0.5]})  # fmt: skip
+    table = page_beside_library(runs, live)
+    assert table["in the browser"].tolist() == [2, 1, 1, 20]
+    assert table["the library"].tolist() == [3, 2, 1, 2]

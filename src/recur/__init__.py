@@ -1,10 +1,11 @@
 """recur: the small library behind the book *One More Round*.
 
-Four layers, each importing only those above it (``tests/test_layers.py``):
-``core`` (the task and the machine), ``models`` (tensors in, tensors out),
-``training`` (one loop for every model) and ``chapters`` (what each chapter trains and
-measures), with ``studies`` (the offline twenty-seed tables) on top; ``views`` (figures,
-widgets, page text) read models and tables and never train.
+Six layers, from the bottom: ``core`` (the task and the machine), ``models`` (tensors
+in, tensors out), ``training`` (one loop for every model), ``chapters`` (what each
+chapter trains and measures) and ``studies`` (the offline twenty-seed tables); beside
+them ``views`` (figures, widgets, page text), which reads models and tables and never
+trains. Each module imports only its own layer and those below it; ``chapters`` and
+``studies`` may also use ``views.text``'s words (``tests/test_layers.py``).
 """
 
 __version__ = "0.1.0"

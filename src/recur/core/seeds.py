@@ -47,13 +47,11 @@ class Seeds:
 # Test-sum offsets (a sum of n bits is drawn with offset + n)
 CHOICE_SUMS = 2024  # the first studies of Chapter 6, which chose the model's pieces
 CANDIDATE_SUMS = 8_000_000  # choosing between candidate procedures
-
-
 REPORT_SUMS = 9_000_000  # the twenty-seed studies: never used to choose
 PAGE_SUMS = 7000  # Chapter 6's live run, tested on the page
-
-
 BENCH_SUMS = 99  # make bench's act_ut entry
+BROWSER_SUMS = 20_300_000  # Chapter 2's cell trained in the browser, then tested
+
 STUDIES = (
     Seeds("first recipe", 0, 4, CHOICE_SUMS, CHOOSE,
           "Chapter 6's first studies: the time penalty, the ramp, the position signal, "
@@ -81,6 +79,9 @@ STUDIES = (
     Seeds("live run", 0, 0, PAGE_SUMS, REPORT, "Chapter 6's run on the page"),
     Seeds("benchmark", 300, 309, BENCH_SUMS, REPORT,
           "make bench: Chapter 6's procedure, time and count"),
+    Seeds("trained in the page", 0, 19, BROWSER_SUMS, REPORT,
+          "Chapter 2's cell trained in Chromium by the page's own random numbers "
+          "(browser_cell_seeds.csv)"),
 )  # fmt: skip
 
 
@@ -93,6 +94,8 @@ OVERLAPS = {
     ("recipe pieces", "ACT against PonderNet"): "the report's test sums are fresh",
     ("first recipe", "live run"): "the page's test sums are fresh",
     ("recipe pieces", "live run"): "the page's test sums are fresh",
+    ("first recipe", "trained in the page"): "another model, and the page's own draws",
+    ("recipe pieces", "trained in the page"): "another model, and the page's own draws",
 }
 
 

@@ -10,8 +10,8 @@ sums that no choice was made on (drawn with seeds 9,000,000 + seed).
 - Chapter 3's injected cell (``train_variant(True, 1)``, 1,000 steps): the same, on
   200 random 32-bit sums after 4 (n + 1) = 132 rounds.
 - Chapter 4's local UT (:func:`recur.chapters.ch4_universal_transformer.train_local_ut`:
-up to 1,500
-  steps, again from a new seed if they did not get every held-out pair right): at
+  up to 1,500 steps, again from a new seed if they did not get every held-out pair
+  right): at
   least 99% (:data:`UT_EXACT`) of 1,000 random 8-bit sums right after the 9 trained
   rounds.
 - Chapter 7's PonderNet (``train_ponder``): it learned the trained width (at least 99%
@@ -22,7 +22,7 @@ up to 1,500
 Every row also records ``exact at 8 bits``: 1,000 fresh 8-bit sums after the rounds
 (or within the cap) the model was trained with (:data:`TRAINED_ROUNDS`).
 
-The last row is a statement about a shortcoming: "success" means the chapter's
+The last model's row is a statement about a shortcoming: "success" means the chapter's
 sentence about the model holds for that seed.
 """
 
@@ -159,6 +159,39 @@ def live_counts(table: pd.DataFrame, name: str) -> dict:
         "short": int((runs["reached 100%"].astype(bool) & ~success).sum()),
         "learned": int((runs["exact at 8 bits"] >= UT_EXACT).sum()),
     }
+
+
+PAGE_WIDE_EXACT = 0.99  # a cell trained in the page: share of 1,024-bit sums right
+
+
+def page_counts(runs: pd.DataFrame) -> dict:
+    """From ``benchmarks/browser_train.py``'s table (Chapter 2's cell trained in the
+    browser, one row per seed): how many seeds, how many passed the check, how many
+    of those then added at least :data:`PAGE_WIDE_EXACT` of the 1,024-bit sums, and
+    the median and longest seconds of a whole training (restart included)."""
+    passed = runs["passed"].astype(bool)
+    wide = passed & (runs["exact at 1024 bits"] >= PAGE_WIDE_EXACT)
+    return {
+        "n": len(runs),
+        "passed": int(passed.sum()),
+        "wide": int(wide.sum()),
+        "median": float(runs["seconds"].median()),
+        "longest": float(runs["seconds"].max()),
+        "bar": PAGE_WIDE_EXACT,
+    }
+
+
+def page_beside_library(runs: pd.DataFrame, live: pd.DataFrame) -> pd.DataFrame:
+    """The Performance page's table: :func:`page_counts` of the page's twenty seeds
+    beside :func:`live_counts` of the library's Chapter 2 cell."""
+    page, library = page_counts(runs), live_counts(live, LIVE[0])
+    rows = {
+        "seeds": (page["n"], library["n"]),
+        "passed the check": (page["passed"], library["reached"]),
+        "then right on 1,024-bit sums": (page["wide"], library["met"]),
+        "median seconds": (round(page["median"]), round(library["median"])),
+    }
+    return pd.DataFrame(rows, index=["in the browser", "the library"]).T
 
 
 SEEDS_NEEDED = 19  # of 20: how often the book asks a result it states to hold

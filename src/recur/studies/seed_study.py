@@ -1,7 +1,8 @@
-"""The bar for Chapter 6's model and the studies over seeds that measure it:
-the ``seeds`` study (:func:`seed_runs`, Chapter 6's procedure against the simpler one on
-20 seeds) and the ``wide`` study, with the counts and sentences a page glues from their
-tables. The models and single measurements are in :mod:`recur.chapters.ch6_measures`."""
+"""The studies over seeds that hold Chapter 6's model to its bar
+(:mod:`recur.core.bars`): the ``seeds`` study (:func:`seed_runs`, Chapter 6's procedure
+against the simpler one on 20 seeds) and the ``wide`` study, with the counts and
+sentences a page glues from their tables. The single measurements are in
+:mod:`recur.chapters.ch6_measures`."""
 
 from __future__ import annotations
 

@@ -35,14 +35,14 @@ def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
         sharex="col", gridspec_kw={"height_ratios": [2, 1]},
     )  # fmt: skip
     top = table[table["bits"] == n_bits]
-    early = [c for c in EARLY if c in top]  # the long-chain column came later
+    early = [c for c in EARLY if c in top]  # the columns this table has
     early_max = max(top[early].max().max() * 100, 0.05)
     for k, recipe in enumerate(recipes):
         runs = top[top["recipe"] == recipe].set_index("seed").sort_index()
         ok = int(runs["success"].sum())
         ax, low = axes[0][k], axes[1][k]
         for column, marker, color in TOP:
-            if column not in runs:  # the no-carry waits came later
+            if column not in runs:  # a study without this column
                 continue
             ax.plot(runs.index, runs[column], marker, color=color, label=column,
                     ms=4 if marker == "^" else 6)  # fmt: skip

@@ -1,4 +1,6 @@
-"""Show the library's own source in the book, so text and code can never disagree."""
+"""The page's words and numbers: the library's own source shown in the book (so text
+and code cannot disagree), glued values, and the few helpers that turn a measured number
+into the words a sentence needs (``percent_text``, ``more_word``, ``fit_words``)."""
 
 from __future__ import annotations
 
