@@ -85,7 +85,8 @@ def _library_gradients(model, batch, keep, dtype) -> tuple[float, dict]:
     out = model(batch.bits.to(dtype), N_ROUNDS)
     loss = window_loss(out.logits, batch.target.to(dtype), 1, keep.to(dtype))
     loss.backward()
-    return float(loss), {k: p.grad.flatten() for k, p in model.named_parameters()}
+    grads = {k: p.grad.flatten() for k, p in model.named_parameters()}
+    return float(loss.detach()), grads
 
 
 def _gradient_gaps(page, model, batch, keep) -> dict:
@@ -148,7 +149,7 @@ def _library_losses(model, batches, dtype) -> tuple[list[float], int]:
         loss.backward()
         clipped += float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)) > 1
         opt.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
     return losses, clipped
 
 

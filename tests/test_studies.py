@@ -52,6 +52,7 @@ def test_every_data_file_has_a_writer():
     writers |= {"attention_costs", "attention_costs_gpu"}  # run.py
     writers |= {"bench_devices", "bench_devices_gpu"}  # run.py
     writers |= {"live_seeds"}  # benchmarks/live_studies.py
+    writers |= {"browser_cell_seeds"}  # benchmarks/browser_train.py
     # live_studies.py with one run that stops at the first 100% and no check (compared)
     writers |= {"live_seeds_first_100"}
     assert files <= writers

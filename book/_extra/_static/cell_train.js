@@ -488,12 +488,13 @@ function trainerWorker() {
 function drawLoss(svg, points, nSteps) {
   const [width, height] = [480, 140];
   const logs = points.map((p) => Math.log10(Math.max(p.loss, 1e-6)));
-  const [low, high] = [Math.min(...logs, -3), Math.max(...logs, 0)];
+  const [low, high] = [Math.floor(Math.min(...logs, -3)), Math.ceil(Math.max(...logs, 0))];
   const xy = points.map((p, k) => `${(p.x / nSteps) * width},${height - ((logs[k] - low) / (high - low)) * height}`);
   svg.innerHTML = `<rect width="${width}" height="${height}" fill="none" stroke="#ccc"/>` +
     `<polyline fill="none" stroke="#1f4e79" stroke-width="1.5" points="${xy.join(" ")}"/>` +
-    `<text x="4" y="12" font-size="11">loss (log scale), ${high.toFixed(0)} to ${low.toFixed(0)} in powers of 10</text>` +
-    `<text x="${width - 4}" y="${height - 4}" font-size="11" text-anchor="end">training steps, all runs</text>`;
+    `<text x="4" y="15" font-size="14">loss, log scale: ${10 ** Math.round(high)} at the top, ` +
+    `${10 ** Math.round(low)} at the bottom</text>` +
+    `<text x="${width - 4}" y="${height - 4}" font-size="14" text-anchor="end">training steps, all runs</text>`;
 }
 
 function trainerParts(root) {
@@ -513,18 +514,18 @@ function trainerParts(root) {
 }
 
 // What happened, from the run's own result (never assumed).
-function trainerWords(done, seed) {
+function trainerWords(done, seed, where) {
   const runs = done.attempts === 1 ? "one run" : `${done.attempts} runs`;
   const time = `${done.seconds.toFixed(0)} s`;
   if (done.passed) {
     return `Seed ${seed} passed its check at step ${done.step} of run ${done.attempts} ` +
       `(every held-out pair right after 9 rounds and through round 64), in ${runs} and ${time}. ` +
-      "The explorer below now runs the cell you trained.";
+      `The explorer ${where} now runs the cell you trained.`;
   }
   const held = done.last ? ` (its last check: ${(100 * done.last.exact).toFixed(1)}% of ` +
     `${done.last.pairs} held-out pairs right)` : "";
-  return `Seed ${seed} passed no check in ${runs} and ${time}${held}. The explorer below ` +
-    "now runs the last run's weights, so you can see where it goes wrong.";
+  return `Seed ${seed} passed no check in ${runs} and ${time}${held}. The explorer ` +
+    `${where} now runs the last run's weights, so you can see where it goes wrong.`;
 }
 
 function useTrainedCell(weights, seed) {
@@ -535,8 +536,16 @@ function useTrainedCell(weights, seed) {
   });
 }
 
+// Where the page's cell explorer is, seen from the trainer: "above" or "below".
+function explorerSide(root) {
+  const explorer = document.querySelector(".cell-explorer");
+  if (!explorer) return "below";
+  return root.compareDocumentPosition(explorer) & Node.DOCUMENT_POSITION_PRECEDING ? "above" : "below";
+}
+
 function mountCellTrainer(root) {
   const ui = trainerParts(root);
+  const where = explorerSide(root);
   const settings = cellTrainerSettings();
   const overrides = JSON.parse(root.dataset.settings || "{}"); // the tests' short runs
   const nSteps = overrides.nSteps || settings.nSteps;
@@ -569,7 +578,7 @@ function mountCellTrainer(root) {
         const x = progress.attempt * nSteps + progress.step;
         points.push({ x, loss: progress.loss });
         ui.progress.value = x;
-        drawLoss(ui.loss, points, nSteps * settings.maxAttempts);
+        drawLoss(ui.loss, points, nSteps * (progress.attempt + 1)); // this run's end
         const check = progress.exact === undefined ? "" :
           `; held-out pairs right: ${(100 * progress.exact).toFixed(1)}% of ${progress.pairs}`;
         ui.message.textContent = `Run ${progress.attempt + 1}, step ${progress.step}: ` +
@@ -578,7 +587,8 @@ function mountCellTrainer(root) {
       if (done) {
         finish();
         ui.progress.value = ui.progress.max;
-        ui.message.textContent = trainerWords(done, seed);
+        ui.message.textContent = trainerWords(done, seed, where);
+        if (points.length) drawLoss(ui.loss, points, points[points.length - 1].x); // all of it
         useTrainedCell(done.w, seed);
       }
     };
@@ -592,7 +602,7 @@ function mountCellTrainer(root) {
     finish();
     if (!latest) return (ui.message.textContent = "Stopped before the first step.");
     ui.message.textContent = `Stopped at step ${latest.step} of run ${latest.attempt + 1}. ` +
-      "The explorer below now runs the weights trained so far.";
+      `The explorer ${where} now runs the weights trained so far.`;
     useTrainedCell(latest.w, seed);
   });
 }
