@@ -301,3 +301,26 @@ def test_a_run_to_its_end_says_what_happened(page, site):
     text = root.locator(".trainer-message").inner_text()
     assert text.startswith("Seed 2 passed no check in 2 runs"), text
     assert not page.errors, page.errors
+
+
+def test_reloading_during_a_run_leaves_a_working_trainer(page, site):
+    """Leaving the page mid-run ends its worker with it; the page comes back with a
+    fresh trainer that trains again, and no console error."""
+    page.goto(f"{site}/book/02_shared_update.html", wait_until="load")
+    root = _trainer(page)
+    root.locator(".trainer-seed").fill("4")
+    root.locator(".trainer-train").click()
+    page.wait_for_function(
+        "() => document.querySelector('.trainer-progress').value >= 1", timeout=60000
+    )
+    page.reload(wait_until="load")
+    root = _trainer(page)
+    assert root.locator(".trainer-train").is_enabled()
+    assert root.locator(".trainer-stop").is_disabled()
+    root.locator(".trainer-train").click()
+    page.wait_for_function(
+        "() => document.querySelector('.trainer-progress').value >= 1", timeout=60000
+    )
+    root.locator(".trainer-stop").click()
+    assert root.locator(".trainer-message").inner_text().startswith("Stopped at step")
+    assert not page.errors, page.errors
