@@ -63,10 +63,8 @@ def cell_from(weights: dict) -> LocalCell:
     """The page's trained weights in the library's cell, in float64 as in the page."""
     cell = LocalCell().double()
     state = {
-        name: torch.tensor(values, dtype=torch.float64).reshape(tensor.shape)
-        for (name, tensor), values in (
-            (item, weights[item[0]]) for item in cell.state_dict().items()
-        )
+        name: torch.tensor(weights[name], dtype=torch.float64).reshape(tensor.shape)
+        for name, tensor in cell.state_dict().items()
     }
     cell.load_state_dict(state)
     return cell

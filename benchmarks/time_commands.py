@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import platform
 import re
 import shutil
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from last_run import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"(<!-- times[^\n]*-->\n).*?(<!-- end times -->)", re.S)
@@ -36,15 +37,6 @@ def timed(command: list[str], cwd: Path) -> tuple[float, str]:
     if done.returncode:
         raise SystemExit(f"{' '.join(command)} failed:\n{output[-3000:]}")
     return seconds, output
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    return f"{cpu}, {os.cpu_count()} cores"
 
 
 def block(book: float, test: float, summary: str) -> str:

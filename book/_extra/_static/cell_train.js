@@ -98,12 +98,8 @@ function cellTrainer(scope) {
     return { pairs, heldout };
   }
 
-  // LocalCell.forward with every round's activations kept for the backward pass:
-  // z = s + E (E = embed(bits)), pre = W1 [z_i, z_{i-1}] + b1, h = relu(pre),
-  // s' = tanh(W2 h + b2); the readout of the last round.
-  function forward(w, batch, nRounds) {
-    const { size, n } = batch;
-    const rows = size * n;
+  // LocalCell.embed: E = W [a_i, b_i] + c at every position of every sum.
+  function embedProblem(w, batch, rows) {
     const problem = new Float64Array(rows * D);
     const we = w["embed.weight"], be = w["embed.bias"];
     for (let p = 0; p < rows; p++) {
@@ -111,6 +107,16 @@ function cellTrainer(scope) {
         problem[p * D + o] = be[o] + we[2 * o] * batch.a[p] + we[2 * o + 1] * batch.b[p];
       }
     }
+    return problem;
+  }
+
+  // LocalCell.forward with every round's activations kept for the backward pass:
+  // z = s + E (E = embed(bits)), pre = W1 [z_i, z_{i-1}] + b1, h = relu(pre),
+  // s' = tanh(W2 h + b2); the readout of the last round.
+  function forward(w, batch, nRounds) {
+    const { size, n } = batch;
+    const rows = size * n;
+    const problem = embedProblem(w, batch, rows);
     const states = [new Float64Array(rows * D)]; // s_0 = 0: the input is injected
     const zs = [], hidden = [];
     const w1 = w["update.0.weight"], b1 = w["update.0.bias"];
@@ -327,13 +333,7 @@ function cellTrainer(scope) {
   function settledForward(w, batch, nRounds, onRound) {
     const { size, n } = batch;
     const rows = size * n;
-    const problem = new Float64Array(rows * D);
-    const we = w["embed.weight"], be = w["embed.bias"];
-    for (let p = 0; p < rows; p++) {
-      for (let o = 0; o < D; o++) {
-        problem[p * D + o] = be[o] + we[2 * o] * batch.a[p] + we[2 * o + 1] * batch.b[p];
-      }
-    }
+    const problem = embedProblem(w, batch, rows);
     const w1 = w["update.0.weight"], b1 = w["update.0.bias"];
     const w2 = w["update.2.weight"], b2 = w["update.2.bias"];
     let state = new Float64Array(rows * D);
