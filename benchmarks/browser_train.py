@@ -26,6 +26,7 @@ from conftest import CHROMIUM_FLAGS, _chromium  # noqa: E402
 from recur.core.seeds import BROWSER_SUMS  # noqa: E402
 from recur.core.tasks import random_batch  # noqa: E402
 from recur.models.cell import LocalCell  # noqa: E402
+from recur.studies.live import PAGE_WIDE_SUMS  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from last_run import recorded  # noqa: E402
@@ -71,7 +72,7 @@ def cell_from(weights: dict) -> LocalCell:
 
 
 @torch.no_grad()
-def exact_at_1024(cell: LocalCell, seed: int, n_sums: int = 200) -> float:
+def exact_at_1024(cell: LocalCell, seed: int, n_sums: int = PAGE_WIDE_SUMS) -> float:
     """The share of ``n_sums`` random 1,024-bit sums right after n + 1 rounds: the
     cell's rounds run directly, reading out only the last (every round's readout of
     200 such sums would be 1.7 GB)."""

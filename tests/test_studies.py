@@ -97,7 +97,8 @@ def test_page_counts_by_hand():
     )
     counts = page_counts(runs)
     assert counts == {"n": 4, "passed": 3, "wide": 2, "median": 30.0,
-                      "longest": 100.0, "bar": 0.99}  # fmt: skip
+                      "longest": 100.0, "bar": 0.99, "sums": 200,
+                      "library_sums": 50}  # fmt: skip
 
 
 def test_page_beside_library_reads_both_tables():
