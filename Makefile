@@ -23,7 +23,10 @@ book: $(STAMP)                     ## build _build/html, executing every chapter
 	    rm -rf _build/.jupyter_cache _build/.doctrees; fi
 	@# the chapters write their trained models for the page as they run: none, run them
 	@if [ ! -d book/_extra/_static/models ]; then rm -rf _build/.jupyter_cache _build/.doctrees; fi
-	@# the page has no kernel: the explorers show their text fields read-only
+	@# the page has no kernel: the explorers show their text fields read-only.
+	@# The chapters run $(JOBS) at a time into the execution cache (one torch thread
+	@# each), then the build reads them from it.
+	RECUR_STATIC_PAGE=1 OMP_NUM_THREADS=1 $(PY) book/_ext/execute.py --jobs $(JOBS)
 	RECUR_STATIC_PAGE=1 $(VENV)/bin/jupyter-book build . -W --keep-going
 	@touch _build/.src-stamp
 

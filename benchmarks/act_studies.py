@@ -115,7 +115,7 @@ STUDIES = {
     "tau": (
         tau_sweep,
         {"taus": [0.001, 0.01, 0.1], "seeds": [0, 1, 2], "stop_at_exact": None},
-    ),  # 373 s on 2 cores, measured at this commit
+    ),
     "warmup": (
         act_runs,
         {

@@ -136,48 +136,64 @@ ADAM_JS = f"""([w, batches]) => {{ {TYPED}
 }}"""
 
 
-def _library_losses(model, batches, dtype) -> tuple[list[float], int]:
+def _library_losses(model, batches, dtype) -> tuple[list[float], list[bool]]:
     """The library's training step (recur.training.loop._step's loss, clipping and
-    Adam at train_cell's step size) on each batch; also how many steps were clipped."""
+    Adam at train_cell's step size) on each batch; also which steps were clipped."""
     model = model.to(dtype)
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
-    losses, clipped = [], 0
+    losses, clipped = [], []
     for batch, keep in batches:
         out = model(batch.bits.to(dtype), N_ROUNDS)
         loss = window_loss(out.logits, batch.target.to(dtype), 1, keep.to(dtype))
         opt.zero_grad()
         loss.backward()
-        clipped += float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)) > 1
+        clipped.append(float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1)) > 1)
         opt.step()
         losses.append(float(loss.detach()))
     return losses, clipped
 
 
-def _adam_gaps(page, model, batches) -> dict:
+def _steps(model, batches) -> dict:
+    """The model's starting weights, the batches, and the library's losses on them in
+    float64 and in float32 (with which steps were clipped)."""
+    dtypes = (torch.float64, torch.float32)
+    runs = {d: _library_losses(_copy(model), batches, d) for d in dtypes}
+    return {"weights": _weights(model), "batches": batches, "runs": runs}
+
+
+def _adam_gaps(page, steps: dict) -> dict:
+    """How far the page's losses over ``steps`` are from the library's, relatively,
+    at their worst."""
+    batches, runs = steps["batches"], steps["runs"]
     got = page.evaluate(
-        ADAM_JS, [_weights(model), [_js_batch(b, k) for b, k in batches]]
+        ADAM_JS, [steps["weights"], [_js_batch(b, k) for b, k in batches]]
     )
-    runs = {}
-    for dtype in (torch.float64, torch.float32):
-        runs[dtype], clipped = _library_losses(_copy(model), batches, dtype)
 
     def gap(xs, ys) -> float:
         return max(abs(x - y) / y for x, y in zip(xs, ys, strict=True))
 
     return {
-        "float64": gap(got, runs[torch.float64]),
-        "float32": gap(got, runs[torch.float32]),
-        "library, float32 vs 64": gap(runs[torch.float32], runs[torch.float64]),
-        "clipped steps": clipped,
+        "float64": gap(got, runs[torch.float64][0]),
+        "float32": gap(got, runs[torch.float32][0]),
+        "library, float32 vs 64": gap(runs[torch.float32][0], runs[torch.float64][0]),
+        "clipped steps": sum(runs[torch.float32][1]),
     }
 
 
 @pytest.fixture(scope="module")
-def fifty_batches():
-    return [_batch(200 + k, size=128) for k in range(50)]
+def fifty_steps():
+    """Computed once: the page's run is compared with the library's."""
+    return _steps(_model(3), [_batch(200 + k, size=128) for k in range(50)])
 
 
-def test_fifty_adam_steps_track_pytorch(page, site, fifty_batches):
+@pytest.fixture(scope="module")
+def ten_clipped_steps():
+    """Ten steps from larger weights, whose first steps are clipped: every planted bug
+    runs them (computed once)."""
+    return _steps(_model(3, scale=3.0), [_batch(200 + k, size=128) for k in range(10)])
+
+
+def test_fifty_adam_steps_track_pytorch(page, site, fifty_steps):
     """From the same initial weights, the same fifty batches: every loss within 1e-9
     of PyTorch's in float64, relatively; against the library in float32 no further
     than float32's rounding moves the library from itself in float64 (Adam divides by
@@ -185,14 +201,15 @@ def test_fifty_adam_steps_track_pytorch(page, site, fifty_batches):
     worst of fifty losses). Some early steps are clipped, so a trainer that skipped
     clipping would show here."""
     _load(page, site)
-    gaps = _adam_gaps(page, _model(3), fifty_batches)
+    gaps = _adam_gaps(page, fifty_steps)
     print(f"fifty Adam steps: largest relative loss gap {gaps}")
     assert gaps["clipped steps"] >= 1, gaps
     assert gaps["float64"] <= 1e-9, gaps
     assert gaps["float32"] <= gaps["library, float32 vs 64"] + 1e-6, gaps
 
 
-# Bugs planted one at a time in a copy of the trainer: each must turn a check red.
+# Bugs planted one at a time in a copy of the trainer: each must turn a check red, on
+# one batch's gradients or over ten Adam steps.
 PLANTED = {
     "a gradient with the wrong sign in one layer": (
         "gb2[o] += da[o];",
@@ -217,15 +234,17 @@ PLANTED = {
 
 
 @pytest.mark.parametrize("bug", PLANTED)
-def test_each_planted_bug_goes_red(page, site, fifty_batches, bug):
+def test_each_planted_bug_goes_red(page, site, ten_clipped_steps, bug):
     old, new = PLANTED[bug]
     source = SCRIPT.read_text()
     assert old in source, f"the planted line is gone: {old}"
     _load(page, site, source.replace(old, new, 1))  # the first: training's forward
     batch, keep = _batch(100)
     gradients = _gradient_gaps(page, _model(0), batch, keep)[str(torch.float64)]
-    steps = _adam_gaps(page, _model(3), fifty_batches)["float64"]
-    print(f"{bug}: gradient gap {gradients:.1e}, fifty-step gap {steps:.1e}")
+    gaps = _adam_gaps(page, ten_clipped_steps)
+    assert gaps["clipped steps"] >= 1, gaps  # else a skipped clip could not show
+    steps = gaps["float64"]
+    print(f"{bug}: gradient gap {gradients:.1e}, ten-step gap {steps:.1e}")
     assert gradients > 1e-6 or steps > 1e-6, bug
 
 

@@ -1,6 +1,7 @@
 """The built pages read as a book, not a lab notebook: no talk of how the book was made
 (issue numbers, versions before, commit hashes, run dates, allocator settings), no seed
-range outside the methods appendix, and each page within its length. Read from the built
+range outside the methods appendix, no sentence over 60 words, and each page within its
+length. Read from the built
 HTML's article text: prose, tables and figure captions, not code."""
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ PROCESS_TALK = {
     "an allocator setting": r"\bglibc\b|\bheap threshold\b|\bmalloc\b",
     "the word moonshot": r"\bmoonshot\b",
 }
+MAX_SENTENCE = 60  # words
 SEED_RANGE = r"\bseeds? \d+ ?(?:to|-|–) ?\d+\b"
 
 
@@ -73,6 +75,38 @@ def _prose(page) -> str:
     return article_text(page.read_text())
 
 
+class _Paragraphs(HTMLParser):
+    """The text of each paragraph, list item, definition and caption, one string each:
+    a sentence ends inside one of these, never across a table or a heading."""
+
+    BLOCKS = {"p", "li", "dd", "figcaption", "caption"}
+
+    def __init__(self):
+        super().__init__()
+        self.open, self.paragraphs = [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.BLOCKS:
+            self.open.append([])
+
+    def handle_endtag(self, tag):
+        if tag in self.BLOCKS and self.open:
+            self.paragraphs.append(" ".join("".join(self.open.pop()).split()))
+
+    def handle_data(self, data):
+        if self.open:
+            self.open[-1].append(data)
+
+
+def sentences(html: str) -> list[str]:
+    """The sentences of a page's paragraphs (code listings and scripts left out)."""
+    html = re.sub(r"<(pre|script|style)\b.*?</\1>", " ", html, flags=re.S)
+    parser = _Paragraphs()
+    parser.feed(html)
+    end = r"(?<=[.!?])\s+(?=[A-Z(“\"\\])"  # a stop, then a capital, a bracket or math
+    return [s for p in parser.paragraphs for s in re.split(end, p) if s]
+
+
 def test_the_book_was_built():
     assert len(PAGES) > 5, "run make book first"
 
@@ -102,6 +136,19 @@ def test_seed_ranges_only_in_the_methods_appendix(page):
 def test_pages_are_not_too_long(page):
     words = len(_prose(page).split())
     assert words <= MAX_WORDS.get(page.name, 5000), words
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_no_sentence_over_60_words(page):
+    long = [s for s in sentences(page.read_text()) if len(s.split()) > MAX_SENTENCE]
+    assert not long, long
+
+
+def test_the_sentence_check_sees_a_long_sentence():
+    words = "Sixty-one " + " ".join(["words"] * 60)
+    found = sentences(f"<p>Short one. {words}. (Another.)</p><table><td>x</td></table>")
+    assert [len(s.split()) for s in found] == [2, 61, 1]
+    assert len(sentences("<ul><li>A b.</li><li>C d.</li></ul>")) == 2
 
 
 def test_the_checks_see_planted_talk():

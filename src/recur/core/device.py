@@ -101,13 +101,11 @@ def synchronize(device: torch.device | str) -> None:
 def limit_heap_growth(threshold: int = 4 * 1024 * 1024) -> bool:
     """Ask glibc to serve every allocation above ``threshold`` bytes by ``mmap`` (and to
     stop moving that threshold itself), so that large freed tensors go back to the
-    system. Without it a long ACT run (one kept h_r per round between freed (B, n, d)
-    states) fragments the heap: a 1,024-bit study grew past 20 GB. Measured with
-    ``benchmarks/heap_threshold.py`` (one thread, 100 sums of 256 bits through 800 ACT
-    rounds; 200 training steps of Chapter 6's model, interleaved): peak 1,994 MiB left
-    alone, 810 MiB at 4 MiB; training 14-19 s left alone, 17-19 s at 4 MiB, but 31-33 s
-    at 64 KiB, because each (B, n, d) tensor of a training
-    step (80 KiB at batch 64) then cost a system call. Returns False without glibc."""
+    system: a long ACT run (one kept h_r per round between freed (B, n, d) states)
+    otherwise fragments the heap. 4 MiB keeps the peak low without slowing training,
+    which a threshold below a training step's tensors (80 KiB at batch 64) would, one
+    system call each (``benchmarks/heap_threshold.py`` measures both). Returns False
+    without glibc."""
     try:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:
