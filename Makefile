@@ -65,6 +65,7 @@ studies: $(STAMP)                  ## the slow studies: book/data/act_*, ch7_*, 
 	$(PY) benchmarks/act_studies.py
 	$(PY) benchmarks/ch7_studies.py
 	$(PY) benchmarks/live_studies.py --jobs 2
+	$(PY) benchmarks/live_studies.py --jobs 2 --first-100
 	$(PY) benchmarks/browser_train.py --jobs 2
 
 clean:

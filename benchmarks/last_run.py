@@ -24,6 +24,7 @@ COMMANDS = (
     "make studies: act_studies.py",
     "make studies: ch7_studies.py",
     "make studies: live_studies.py",
+    "make studies: live_studies.py --first-100",
     "make studies: browser_train.py",
     "make gpu-check",
 )

@@ -7,18 +7,13 @@ on 2 cores with ``--jobs 2``. ``--models 0,3`` reruns only those of
 ``recur.studies.live.LIVE`` (here Chapter 2's cell and the DEQ cell) and keeps the other
 rows of the table.
 
-The committed ``live_seeds_first_100.csv`` is the whole table as it was before Chapter
-2's cell had its check (``recur.training.cell_check``), before Chapter 7's DEQ cell had
-its own (``recur.chapters.ch7_fixed_points.train_deq``) and before Chapter 4's local UT
-started again from a new seed when one run fell short
-(``recur.chapters.ch4_universal_transformer.train_local_ut``): the three trainings
-stopped at the first check where every held-out pair was right, in one run. Chapters 2,
-4 and 7 compare the two. ``live_seeds_restart_800.csv`` holds Chapter 4's local UT
-trained by ``train_local_ut`` with ``n_steps=800`` (``live_seed_runs(names=(LIVE[2],),
-n_steps=800, jobs=2)``): the restart without the longer runs, which Chapter 4 also
-compares.
+``--first-100`` trains the same models in one run that stops at the first check where
+every held-out pair is right, with no further check and no restart (Chapter 4's local
+UT: at most 800 steps), and writes ``book/data/live_seeds_first_100.csv``: Chapters 2, 4
+and 7 set their own procedure beside it.
 
-Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--models I,J]``.
+Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--models I,J]
+[--first-100]``.
 """
 
 from __future__ import annotations
@@ -43,19 +38,29 @@ def main() -> None:
         default="0,1,2,3,4",
         help="indices into recur.studies.live.LIVE to rerun (default: all)",
     )
+    parser.add_argument(
+        "--first-100",
+        action="store_true",
+        help="one run each, stopping at the first 100%% held-out: "
+        "live_seeds_first_100.csv",
+    )
     args = parser.parse_args()
     names = [LIVE[int(i)] for i in args.models.split(",")]
-    with recorded("make studies: live_studies.py", full=set(names) == set(LIVE)):
-        table = live_seed_runs(names=tuple(names), jobs=args.jobs)
+    path = DATA / ("live_seeds_first_100.csv" if args.first_100 else "live_seeds.csv")
+    label = "make studies: live_studies.py" + (" --first-100" if args.first_100 else "")
+    with recorded(label, full=set(names) == set(LIVE)):
+        table = live_seed_runs(
+            names=tuple(names), jobs=args.jobs, first_100=args.first_100
+        )
     for row in table.to_dict("records"):
         print(json.dumps(row), flush=True)
     if set(names) != set(LIVE):  # keep the other models' rows, in LIVE's order
-        kept = pd.read_csv(DATA / "live_seeds.csv")
+        kept = pd.read_csv(path)
         table = pd.concat([kept[~kept["model"].isin(names)], table])
         order = table["model"].map(LIVE.index)
         table = table.iloc[order.argsort(kind="stable")].reset_index(drop=True)
-    table.to_csv(DATA / "live_seeds.csv", index=False)
-    print("wrote book/data/live_seeds.csv", flush=True)
+    table.to_csv(path, index=False)
+    print(f"wrote book/data/{path.name}", flush=True)
 
 
 if __name__ == "__main__":

@@ -51,10 +51,8 @@ def test_every_data_file_has_a_writer():
     writers |= {f"act_{name}_cuda" for name in STUDIES.ON_A_GPU}  # --device cuda
     writers |= {"attention_costs", "attention_costs_gpu"}  # run.py
     writers |= {"bench_devices", "bench_devices_gpu"}  # run.py
-    writers |= {"live_seeds"}  # benchmarks/live_studies.py
+    writers |= {"live_seeds", "live_seeds_first_100"}  # live_studies.py [--first-100]
     writers |= {"browser_cell_seeds"}  # benchmarks/browser_train.py
-    # live_studies.py with one run that stops at the first 100% and no check (compared)
-    writers |= {"live_seeds_first_100"}
     assert files <= writers
 
 
@@ -68,12 +66,17 @@ def test_chapter_7_tables_have_the_columns_their_writer_writes():
         assert sorted(committed["method"].unique()) == ["ACT", "PonderNet"]
 
 
-def test_the_live_seeds_table_has_the_columns_its_writer_writes():
+@pytest.mark.parametrize(
+    ("table", "first_100"), [("live_seeds", False), ("live_seeds_first_100", True)]
+)
+def test_the_live_seeds_tables_have_the_columns_their_writer_writes(table, first_100):
     from recur.studies.live import live_seed_runs
 
     tiny = {"n_steps": 2, "eval_every": 1, "eval_size": 50}
-    fresh = live_seed_runs(seeds=[0], n_sums=2, n_bits=1024, **tiny)
-    committed = pd.read_csv(ROOT / "book" / "data" / "live_seeds.csv")
+    fresh = live_seed_runs(
+        seeds=[0], n_sums=2, n_bits=1024, first_100=first_100, **tiny
+    )
+    committed = pd.read_csv(ROOT / "book" / "data" / f"{table}.csv")
     assert list(committed.columns) == list(fresh.columns)
     assert sorted(committed["model"].unique()) == sorted(fresh["model"].unique())
     assert sorted(committed["seed"].unique()) == list(range(20))

@@ -33,15 +33,19 @@ import time
 import pandas as pd
 
 from recur.chapters.ch2_shared_update import train_variant
-from recur.chapters.ch4_universal_transformer import train_local_ut
+from recur.chapters.ch4_universal_transformer import LOCAL_UT, train_local_ut, train_ut
 from recur.chapters.ch6_measures import ponder_vs_distance
-from recur.chapters.ch7_fixed_points import train_deq
+from recur.chapters.ch7_fixed_points import DEQ_TRAINING, train_deq
 from recur.chapters.ch7_pondernet import train_ponder
 from recur.core.device import run_jobs, seed_everything
 from recur.core.seeds import REPORT_SUMS
 from recur.core.tasks import long_chain_batch, random_batch, twice_width_plus_one
+from recur.models.cell import LocalCell
+from recur.models.deq import EquilibriumCell
 from recur.training.cell_check import train_cell
+from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
+from recur.training.loop import train
 
 LIVE = (
     "Chapter 2's cell",
@@ -76,6 +80,24 @@ def _train(name: str, seed: int, overrides: dict):
         deq = train_deq(**quiet)
         return deq.model, deq.run
     return train_ponder(**quiet)
+
+
+def _train_first_100(name: str, seed: int, overrides: dict):
+    """The model ``name`` trained in one run that stops at the first check at which
+    every held-out pair is right: no further check and no restart (Chapter 4's local
+    UT: at most 800 steps). Chapters 2, 4 and 7 set their procedure beside this one;
+    Chapter 3's cell and PonderNet train as in :func:`_train`."""
+    quiet = {"seed": seed, "device": "cpu", "progress": False} | overrides
+    seed_everything(seed)
+    if name == LIVE[0]:
+        model = LocalCell()
+        return model, train(model, TrainConfig(**({"max_bits": 8} | quiet)))
+    if name == LIVE[2]:
+        return train_ut(**(LOCAL_UT.settings() | {"n_steps": 800} | quiet))
+    if name == LIVE[3]:
+        model = EquilibriumCell()
+        return model, train(model, TrainConfig(**(DEQ_TRAINING | quiet)))
+    return _train(name, seed, overrides)
 
 
 def _test(name: str, model, seed: int, n_sums: int, n_bits: int) -> tuple[str, float]:
@@ -120,9 +142,9 @@ def passes(name: str, reached: bool, value: float, exact_8: float = 1.0) -> bool
 
 def _live_seed_row(job: tuple) -> dict:
     """Train one of :data:`LIVE` with one seed and test it."""
-    name, seed, n_sums, n_bits, overrides = job
+    name, seed, n_sums, n_bits, first_100, overrides = job
     start = time.perf_counter()
-    model, run = _train(name, seed, overrides)
+    model, run = (_train_first_100 if first_100 else _train)(name, seed, overrides)
     seconds = time.perf_counter() - start
     test, value = _test(name, model, seed, n_sums, n_bits)
     exact_8 = exact_at_8_bits(name, model, seed)
@@ -134,12 +156,14 @@ def _live_seed_row(job: tuple) -> dict:
 
 def live_seed_runs(
     seeds=tuple(range(20)), names=LIVE, n_sums: int = WIDE_SUMS, n_bits: int = 1024,
-    jobs: int = 1, **overrides,
+    jobs: int = 1, first_100: bool = False, **overrides,
 ) -> pd.DataFrame:  # fmt: skip
-    """Each of ``names`` trained as its chapter trains it, once per seed, and tested
-    as the module's table says. ``overrides`` go to the training; ``jobs`` > 1 runs
-    that many at once, each in its own process."""
-    tasks = [(name, s, n_sums, n_bits, overrides) for name in names for s in seeds]
+    """Each of ``names`` trained as its chapter trains it (``first_100``: in one run
+    that stops at the first 100% held-out, :func:`_train_first_100`), once per seed,
+    and tested as the module's table says. ``overrides`` go to the training; ``jobs``
+    > 1 runs that many at once, each in its own process."""
+    tasks = [(name, s, n_sums, n_bits, first_100, overrides)
+             for name in names for s in seeds]  # fmt: skip
     return pd.DataFrame(run_jobs(_live_seed_row, tasks, jobs))
 
 

@@ -50,6 +50,10 @@ STUDIES = (
           f"{ACT} wide", "twenty seeds"),
     Study("live", "live_seeds.csv", "the live trainings of Chapters 2, 3, 4 and 7",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2", "twenty seeds"),
+    Study("first_100", "live_seeds_first_100.csv",
+          "the same, one run each, stopping at the first 100%",
+          ".venv/bin/python benchmarks/live_studies.py --jobs 2 --first-100",
+          "twenty seeds"),
     Study("ch7", "ch7_length.csv", "ACT against PonderNet (Chapter 7)",
           ".venv/bin/python benchmarks/ch7_studies.py", "ACT against PonderNet"),
 )  # fmt: skip
