@@ -10,7 +10,8 @@ rows of the table.
 ``--first-100`` trains the same models in one run that stops at the first check where
 every held-out pair is right, with no further check and no restart (Chapter 4's local
 UT: at most 800 steps), and writes ``book/data/live_seeds_first_100.csv``: Chapters 2, 4
-and 7 set their own procedure beside it.
+and 7 set their own procedure beside it. Chapter 3's cell and PonderNet train the same
+way in both procedures, so their rows are taken from ``live_seeds.csv`` (run it first).
 
 Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--models I,J]
 [--first-100]``.
@@ -25,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from last_run import recorded
-from recur.studies.live import LIVE, live_seed_runs
+from recur.studies.live import FIRST_100_DIFFERS, LIVE, live_seed_runs
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
@@ -48,17 +49,23 @@ def main() -> None:
     names = [LIVE[int(i)] for i in args.models.split(",")]
     path = DATA / ("live_seeds_first_100.csv" if args.first_100 else "live_seeds.csv")
     label = "make studies: live_studies.py" + (" --first-100" if args.first_100 else "")
+    same = [n for n in names if args.first_100 and n not in FIRST_100_DIFFERS]
     with recorded(label, full=set(names) == set(LIVE)):
         table = live_seed_runs(
-            names=tuple(names), jobs=args.jobs, first_100=args.first_100
+            names=tuple(n for n in names if n not in same),
+            jobs=args.jobs,
+            first_100=args.first_100,
         )
+    if same:  # trained the same way in both procedures: the chapter's rows
+        chapter = pd.read_csv(DATA / "live_seeds.csv")
+        table = pd.concat([table, chapter[chapter["model"].isin(same)]])
     for row in table.to_dict("records"):
         print(json.dumps(row), flush=True)
-    if set(names) != set(LIVE):  # keep the other models' rows, in LIVE's order
+    if set(names) != set(LIVE):  # keep the other models' rows
         kept = pd.read_csv(path)
         table = pd.concat([kept[~kept["model"].isin(names)], table])
-        order = table["model"].map(LIVE.index)
-        table = table.iloc[order.argsort(kind="stable")].reset_index(drop=True)
+    order = table["model"].map(LIVE.index)  # in LIVE's order
+    table = table.iloc[order.argsort(kind="stable")].reset_index(drop=True)
     table.to_csv(path, index=False)
     print(f"wrote book/data/{path.name}", flush=True)
 

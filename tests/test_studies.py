@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import torch
 
 from conftest import load_script
 
@@ -118,3 +119,21 @@ def test_page_beside_library_reads_both_tables():
     table = page_beside_library(runs, live)
     assert table["in the browser"].tolist() == [2, 1, 1, 20]
     assert table["the library"].tolist() == [3, 2, 1, 2]
+
+
+def _same_weights(a, b) -> bool:
+    pairs = zip(a.state_dict().values(), b.state_dict().values(), strict=True)
+    return all(torch.equal(x, y) for x, y in pairs)
+
+
+def test_the_models_whose_rows_the_first_100_table_copies_train_the_same_way():
+    """``live_studies.py --first-100`` copies the chapter's rows for the models not in
+    ``FIRST_100_DIFFERS``: only right if both procedures train them alike."""
+    from recur.studies.live import FIRST_100_DIFFERS, LIVE, _train, _train_first_100
+
+    tiny = {"n_steps": 2, "eval_every": 1, "eval_size": 50}
+    for name in [n for n in LIVE if n not in FIRST_100_DIFFERS]:
+        chapter, first = (f(name, 3, tiny)[0] for f in (_train, _train_first_100))
+        assert _same_weights(chapter, first), name
+    cell, plain = (f(LIVE[0], 3, tiny)[0] for f in (_train, _train_first_100))
+    assert not _same_weights(cell, plain)  # one that differs does differ
