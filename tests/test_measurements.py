@@ -755,3 +755,36 @@ def test_act_check_by_hand(monkeypatch):
     assert check.delayed == 1.0  # the scripted model ignores holds: always right
     too_few = ch6_check.act_check(Scripted(act=True), row | {"pairs": 9_999}, seed=5)
     assert too_few.heldout == 0.0
+
+
+def _waiting(seed: int, h_by_round: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"seed": seed, "round": range(1, len(h_by_round) + 1),
+                         "mean h while waiting": h_by_round})  # fmt: skip
+
+
+def test_clock_words_by_hand():
+    """Three seeds worked by hand: seed 0 small (0.01) through round 8, 0.5 in round
+    12 (late); seed 1 0.6 in rounds 1 and 2, its running sum 1.2 >= 0.99 in round 2
+    (halts); seed 2 0.002 everywhere (never)."""
+    from recur.chapters.ch6_measures import clock_kind, clock_words
+
+    late = [0.01] * 8 + [0.02, 0.05, 0.1, 0.5]
+    halts = [0.6, 0.6]
+    never = [0.002] * 12
+    assert clock_kind(pd.Series(late, index=range(1, 13))) == ("late", 0.5, 12)
+    assert clock_kind(pd.Series(halts, index=[1, 2])) == ("halts", 0.6, 2)
+    assert clock_kind(pd.Series(never, index=range(1, 13)))[0] == "never"
+    high = pd.Series([0.3] + [0.01] * 11, index=range(1, 13))  # sum 0.41: no halt
+    assert clock_kind(high) == ("high", 0.3, 1)
+    table = pd.concat([_waiting(0, late), _waiting(1, halts), _waiting(2, never)])
+    assert clock_words(table) == (
+        "differs from seed to seed: in one seed it stays below 0.1 up to round 8 and "
+        "then grows, up to 0.50: the halting units read the round off the signal; in "
+        "one seed it reaches 0.60 and its running sum passes 0.99 by round 2, so the "
+        "positions halt long before their carry; in one seed it stays below 0.1 in "
+        "every round"
+    )
+    both = pd.concat([_waiting(0, never), _waiting(1, never)])
+    assert clock_words(both) == "in both seeds it stays below 0.1 in every round"
+    three = pd.concat([_waiting(s, never) for s in range(3)])
+    assert clock_words(three).startswith("in all three seeds it stays below")

@@ -188,3 +188,59 @@ def _kill_wait_column(model, n_sums: int, n_bits: int, cap: int, seed: int) -> d
 def _halted_early(steps: np.ndarray, batch: AdditionBatch) -> float:
     """The share of positions that halted before their carry-in could be known."""
     return float((steps < batch_wait_rounds(batch)).mean())
+
+
+TRAINED_WAIT = 8  # the longest a position waits for its carry in 8-bit training
+SMALL_H = 0.1  # a waiting position's h_r below this keeps it far from halting
+HALT_AT = 0.99  # 1 - eps: ACT halts a position once its running sum reaches this
+_SEEDS = ("no seed", "one seed", "two seeds", "three seeds", "four seeds")
+
+
+def clock_kind(h: pd.Series) -> tuple[str, float, int]:
+    """How one run's mean h_r of waiting positions (indexed by round) behaves against
+    the longest wait in training: ``("halts", h, r)`` if the running sum of the means
+    reaches :data:`HALT_AT` by round :data:`TRAINED_WAIT` (``r``: that round, ``h``:
+    the largest h_r up to it); ``("late", h, r)`` if h_r stays below :data:`SMALL_H`
+    up to that round and reaches it after (``h``: its largest, in round ``r``);
+    ``("high", h, r)`` if it reaches :data:`SMALL_H` sooner without halting;
+    ``("never", h, r)`` if it stays below in every round (``h``: its largest)."""
+    h = h.dropna()
+    crossed = h.cumsum()[lambda total: total >= HALT_AT]
+    if len(crossed) and crossed.index[0] <= TRAINED_WAIT:
+        first = h.loc[: crossed.index[0]]
+        return "halts", float(first.max()), int(crossed.index[0])
+    early, late = h.loc[:TRAINED_WAIT], h.loc[TRAINED_WAIT + 1 :]
+    if early.max() >= SMALL_H:
+        return "high", float(early.max()), int(early.idxmax())
+    if len(late) and late.max() >= SMALL_H:
+        return "late", float(late.max()), int(late.idxmax())
+    return "never", float(h.max()), int(h.idxmax())
+
+
+def clock_words(waiting: pd.DataFrame) -> str:
+    """What :func:`clock_kind` finds for each seed of one model's
+    :func:`halting_while_waiting` rows (``seed``, ``round``, ``mean h while
+    waiting``), for a sentence that begins "the waiting positions' h_r": one clause
+    per kind, "in all three seeds ..." where the seeds agree."""
+    kinds = pd.DataFrame(
+        [clock_kind(runs.set_index("round")["mean h while waiting"])
+         for _, runs in waiting.groupby("seed")],
+        columns=["kind", "h", "round"],
+    )  # fmt: skip
+    clauses = []
+    for kind, group in kinds.groupby("kind", sort=False):
+        n = len(group)
+        who = _SEEDS[n] if n < len(kinds) or n == 1 else f"all {_SEEDS[n]}"
+        who = "both seeds" if who == "all two seeds" else who
+        h, r = group["h"].max(), group["round"].max()
+        what = {
+            "halts": f"reaches {h:.2f} and its running sum passes {HALT_AT} by round "
+            f"{r}, so the positions halt long before their carry",
+            "late": f"stays below {SMALL_H} up to round {TRAINED_WAIT} and then grows, "
+            f"up to {h:.2f}: the halting units read the round off the signal",
+            "high": f"reaches {h:.2f} by round {r} without halting the positions",
+            "never": f"stays below {SMALL_H} in every round",
+        }[kind]
+        clauses.append(f"in {who} it {what}")
+    lead = "differs from seed to seed: " if len(clauses) > 1 else ""
+    return lead + "; ".join(clauses)
