@@ -778,10 +778,10 @@ def test_clock_words_by_hand():
     assert clock_kind(high) == ("high", 0.3, 1)
     table = pd.concat([_waiting(0, late), _waiting(1, halts), _waiting(2, never)])
     assert clock_words(table) == (
-        "differs from seed to seed: in one seed it stays below 0.1 up to round 8 and "
-        "then grows, up to 0.50: the halting units read the round off the signal; in "
+        "differs from seed to seed. In one seed it stays below 0.1 up to round 8 and "
+        "then grows, up to 0.50: the halting units read the round off the signal. In "
         "one seed it reaches 0.60 and its running sum passes 0.99 by round 2, so the "
-        "positions halt long before their carry; in one seed it stays below 0.1 in "
+        "positions halt long before their carry. In one seed it stays below 0.1 in "
         "every round"
     )
     both = pd.concat([_waiting(0, never), _waiting(1, never)])

@@ -220,8 +220,9 @@ def clock_kind(h: pd.Series) -> tuple[str, float, int]:
 def clock_words(waiting: pd.DataFrame) -> str:
     """What :func:`clock_kind` finds for each seed of one model's
     :func:`halting_while_waiting` rows (``seed``, ``round``, ``mean h while
-    waiting``), for a sentence that begins "the waiting positions' h_r": one clause
-    per kind, "in all three seeds ..." where the seeds agree."""
+    waiting``), to follow "the waiting positions' h_r": "in all three seeds it ..."
+    where the seeds agree, else "differs from seed to seed. In one seed it ...", a
+    sentence per kind (the page's full stop ends the last)."""
     kinds = pd.DataFrame(
         [clock_kind(runs.set_index("round")["mean h while waiting"])
          for _, runs in waiting.groupby("seed")],
@@ -242,5 +243,8 @@ def clock_words(waiting: pd.DataFrame) -> str:
             "never": f"stays below {SMALL_H} in every round",
         }[kind]
         clauses.append(f"in {who} it {what}")
-    lead = "differs from seed to seed: " if len(clauses) > 1 else ""
-    return lead + "; ".join(clauses)
+    if len(clauses) == 1:
+        return clauses[0]
+    # one sentence each: together they run past the 60 words a sentence may have
+    sentences = [c[0].upper() + c[1:] for c in clauses]
+    return "differs from seed to seed. " + ". ".join(sentences)
