@@ -780,11 +780,16 @@ def test_clock_words_by_hand():
     assert clock_words(table) == (
         "differs from seed to seed. In one seed it stays below 0.1 up to round 8 and "
         "then grows, up to 0.50: the halting units read the round off the signal. In "
-        "one seed it reaches 0.60 and its running sum passes 0.99 by round 2, so the "
-        "positions halt long before their carry. In one seed it stays below 0.1 in "
-        "every round"
+        "another seed it reaches 0.60 and its running sum passes 0.99 by round 2, so "
+        "the positions halt long before their carry. In the third seed it stays below "
+        "0.1 in every round"
     )
     both = pd.concat([_waiting(0, never), _waiting(1, never)])
     assert clock_words(both) == "in both seeds it stays below 0.1 in every round"
     three = pd.concat([_waiting(s, never) for s in range(3)])
     assert clock_words(three).startswith("in all three seeds it stays below")
+    two_kinds = pd.concat([_waiting(0, never), _waiting(1, late), _waiting(2, late)])
+    assert clock_words(two_kinds).startswith(
+        "differs from seed to seed. In one seed it stays below 0.1 in every round. In "
+        "the other two seeds it stays below 0.1 up to round 8"
+    )

@@ -193,7 +193,7 @@ def _halted_early(steps: np.ndarray, batch: AdditionBatch) -> float:
 TRAINED_WAIT = 8  # the longest a position waits for its carry in 8-bit training
 SMALL_H = 0.1  # a waiting position's h_r below this keeps it far from halting
 HALT_AT = 0.99  # 1 - eps: ACT halts a position once its running sum reaches this
-_SEEDS = ("no seed", "one seed", "two seeds", "three seeds", "four seeds")
+_NUMBERS = ("no", "one", "two", "three", "four")
 
 
 def clock_kind(h: pd.Series) -> tuple[str, float, int]:
@@ -217,6 +217,21 @@ def clock_kind(h: pd.Series) -> tuple[str, float, int]:
     return "never", float(h.max()), int(h.idxmax())
 
 
+def _who(i: int, n: int, n_groups: int, n_seeds: int) -> str:
+    """The seeds of the ``i``-th of ``n_groups`` clauses, ``n`` of ``n_seeds``: "all
+    three seeds", "both seeds", "one seed", "another seed", "the third seed", "the
+    other two seeds"."""
+    if n_groups == 1 and n > 1:
+        return "both seeds" if n == 2 else f"all {_NUMBERS[n]} seeds"
+    if i == 0:
+        return "one seed" if n == 1 else f"{_NUMBERS[n]} seeds"
+    if i < n_groups - 1:
+        return "another seed" if n == 1 else f"{_NUMBERS[n]} other seeds"
+    if n > 1:
+        return f"the other {_NUMBERS[n]} seeds"
+    return {2: "the other seed", 3: "the third seed"}.get(n_seeds, "the last seed")
+
+
 def clock_words(waiting: pd.DataFrame) -> str:
     """What :func:`clock_kind` finds for each seed of one model's
     :func:`halting_while_waiting` rows (``seed``, ``round``, ``mean h while
@@ -229,10 +244,9 @@ def clock_words(waiting: pd.DataFrame) -> str:
         columns=["kind", "h", "round"],
     )  # fmt: skip
     clauses = []
-    for kind, group in kinds.groupby("kind", sort=False):
-        n = len(group)
-        who = _SEEDS[n] if n < len(kinds) or n == 1 else f"all {_SEEDS[n]}"
-        who = "both seeds" if who == "all two seeds" else who
+    groups = list(kinds.groupby("kind", sort=False))
+    for i, (kind, group) in enumerate(groups):
+        who = _who(i, len(group), len(groups), len(kinds))
         h, r = group["h"].max(), group["round"].max()
         what = {
             "halts": f"reaches {h:.2f} and its running sum passes {HALT_AT} by round "
