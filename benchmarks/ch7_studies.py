@@ -111,7 +111,7 @@ def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) ->
 
 def main() -> None:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
-    limit_heap_growth()  # long ACT runs fragment glibc's heap otherwise
+    limit_heap_growth()  # long ACT runs would otherwise keep their freed memory
     with recorded("make studies: ch7_studies.py"):
         tables = run()
     for name, table in tables.items():
