@@ -5,10 +5,10 @@ in a fresh process with one torch thread, the thresholds interleaved (A B C A B 
   710, two held-out checks);
 - ``memory``: peak resident MiB after three ACT forward passes over 100 random sums of
   256 bits for 800 rounds (the halting unit's bias set to -30, so that no position
-  halts), the kind of run that fragments glibc's heap when it is left alone.
+  halts), the kind of run that fragments the C library's heap when it is left alone.
 
-A threshold of 0 leaves glibc alone. Prints one JSON line per run. On 2 cores a
-training case takes 14-33 s and a memory case about 2 minutes, more at 64 KiB.
+A threshold of 0 keeps the C library's default. Prints one JSON line per run. On 2
+cores a training case takes 14-33 s and a memory case about 2 minutes, more at 64 KiB.
 
 Run: ``.venv/bin/python benchmarks/heap_threshold.py [--repeats N] [--thresholds A,B]``.
 """
@@ -54,7 +54,7 @@ def _memory() -> float:
 
 
 def one_case(case: str, threshold: int) -> dict:
-    """Run ``case`` in this process with ``threshold`` (0: glibc left alone)."""
+    """Run ``case`` in this process with ``threshold`` (0: the C library's default)."""
     from recur.core.device import limit_heap_growth
 
     torch.set_num_threads(1)

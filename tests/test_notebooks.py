@@ -152,41 +152,6 @@ def test_the_closing_page_comes_after_every_chapter():
     assert files.index("ending") == files.index(chapters[-1]) + 1
 
 
-MAX_SENTENCE_WORDS = 60
-
-
-def prose_sentences(text: str) -> list[str]:
-    """The sentences of a page's markdown, roughly: code blocks, display maths,
-    tables, headings and directive lines dropped, each role (a glued number, a
-    citation) one word, list items and paragraphs apart, then split after . ! ? or :
-    before a capital."""
-    text = re.sub(r"```.*?```", " ", text, flags=re.S)
-    text = re.sub(r"\$\$.*?\$\$", " MATH ", text, flags=re.S)
-    text = re.sub(r"^\s*\|.*$|^:::.*$|^\(.*\)=$|^#+ .*$", " ", text, flags=re.M)
-    text = re.sub(r"\{[a-z:]+\}`[^`]*`", "X", text)
-    text = re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "\n\n", text, flags=re.M)
-    found = []
-    for paragraph in re.split(r"\n\s*\n", text):
-        paragraph = re.sub(r"\s+", " ", paragraph).strip()
-        if paragraph:
-            found += re.split(r"(?<=[.!?:])\s+(?=[A-Z(*`$])", paragraph)
-    return found
-
-
-def test_prose_sentences_by_hand():
-    text = "One two. Three four five!\n\n- Six seven\n- Eight {glue:text}`a:.1%` nine."
-    assert prose_sentences(text) == ["One two.", "Three four five!", "Six seven",
-                                     "Eight X nine."]  # fmt: skip
-    assert prose_sentences("```\nA b. C d.\n```\n$$x. Y$$") == ["MATH"]
-
-
-def test_no_sentence_is_over_60_words():
-    long = [(page, len(s.split()), s[:80]) for page, text in _pages()
-            for s in prose_sentences(text)
-            if len(s.split()) > MAX_SENTENCE_WORDS]  # fmt: skip
-    assert not long, long
-
-
 def _pages():
     for page in sorted(BOOK.glob("*.md")):
         yield page.name, page.read_text()

@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import HTML
+from test_code_talk import HASH, ISSUE
 
 PAGES = sorted((HTML / "book").glob("*.html"))
 METHODS = "methods.html"
@@ -75,36 +76,61 @@ def _prose(page) -> str:
     return article_text(page.read_text())
 
 
-class _Paragraphs(HTMLParser):
-    """The text of each paragraph, list item, definition and caption, one string each:
-    a sentence ends inside one of these, never across a table or a heading."""
+class _Blocks(HTMLParser):
+    """The page's paragraphs, list items, definitions, captions and display equations,
+    one string each and in order, with ``None`` for each code cell or listing between
+    them: a sentence ends inside a block, never across a table or a heading."""
 
     BLOCKS = {"p", "li", "dd", "figcaption", "caption"}
+    CODE = ("cell_input", "cell_output", "highlight")
 
     def __init__(self):
         super().__init__()
-        self.open, self.paragraphs = [], []
+        self.open, self.divs, self.blocks = [], [], []
 
     def handle_starttag(self, tag, attrs):
+        classes = dict(attrs).get("class") or ""
+        if tag == "div":
+            math = classes.startswith("math")
+            self.divs.append(math)
+            if math:
+                self.open.append([])
+            elif any(kind in classes for kind in self.CODE):
+                self.blocks.append(None)
         if tag in self.BLOCKS:
             self.open.append([])
 
     def handle_endtag(self, tag):
-        if tag in self.BLOCKS and self.open:
-            self.paragraphs.append(" ".join("".join(self.open.pop()).split()))
+        math = tag == "div" and self.divs and self.divs.pop()
+        if (tag in self.BLOCKS or math) and self.open:
+            self.blocks.append(" ".join("".join(self.open.pop()).split()))
 
     def handle_data(self, data):
         if self.open:
             self.open[-1].append(data)
 
 
+def _joined(blocks: list[str | None]) -> list[str]:
+    """A block that ends with a colon goes on into the next one, across code: a reader
+    takes "Train it:" and the sentence after the listing as one."""
+    paragraphs, lead = [], ""
+    for block in blocks:
+        if block is None:
+            continue
+        text = f"{lead} {block}".strip()
+        lead = text if text.endswith(":") else ""
+        if not lead:
+            paragraphs.append(text)
+    return paragraphs + ([lead] if lead else [])
+
+
 def sentences(html: str) -> list[str]:
-    """The sentences of a page's paragraphs (code listings and scripts left out)."""
+    """The sentences of a page's prose (code listings and scripts left out)."""
     html = re.sub(r"<(pre|script|style)\b.*?</\1>", " ", html, flags=re.S)
-    parser = _Paragraphs()
+    parser = _Blocks()
     parser.feed(html)
-    end = r"(?<=[.!?])\s+(?=[A-Z(“\"\\])"  # a stop, then a capital, a bracket or math
-    return [s for p in parser.paragraphs for s in re.split(end, p) if s]
+    end = r"(?<=[.!?])[)”\"]?\s+(?=[A-Z(“\"\\])"  # a stop, then a capital or bracket
+    return [s for p in _joined(parser.blocks) for s in re.split(end, p) if s]
 
 
 def test_the_book_was_built():
@@ -149,16 +175,22 @@ def test_the_sentence_check_sees_a_long_sentence():
     found = sentences(f"<p>Short one. {words}. (Another.)</p><table><td>x</td></table>")
     assert [len(s.split()) for s in found] == [2, 61, 1]
     assert len(sentences("<ul><li>A b.</li><li>C d.</li></ul>")) == 2
+    lead = "<p>" + " ".join(["word"] * 30) + ":</p>"
+    code = '<div class="cell_input"><pre>x = 1</pre></div>'
+    found = sentences(lead + code + "<p>" + " ".join(["more"] * 31) + ". Next.</p>")
+    assert [len(s.split()) for s in found] == [61, 1]
+    assert len(sentences('<p>A b:</p><div class="math">x = y</div>')) == 1
 
 
 def test_the_checks_see_planted_talk():
-    planted = "<article><p>As in issue 16, the version before failed.</p></article>"
+    planted = f"<article><p>As in issue {ISSUE}, the version before failed.</p>"
+    planted += "</article>"
     text = article_text(planted)
     assert re.search(PROCESS_TALK["an issue number"], text)
     assert re.search(PROCESS_TALK["a version before"], text)
-    code = '<div class="cell_input"><div>issue 16</div></div><p>x</p>'
+    code = f'<div class="cell_input"><div>issue {ISSUE}</div></div><p>x</p>'
     assert "issue" not in article_text(f"<article>{code}</article>")
-    assert re.search(PROCESS_TALK["a commit hash"], "at 63d7d5d")
+    assert re.search(PROCESS_TALK["a commit hash"], f"at {HASH}")
     assert not re.search(PROCESS_TALK["a commit hash"], "deadbeef")  # no digit: a word
     assert re.search(SEED_RANGE, "on seeds 600 to 619")
     assert article_text("<article><pre>a b c</pre><p>d</p></article>") == "d"

@@ -110,8 +110,14 @@ def test_page_beside_library_reads_both_tables():
 
     from recur.studies.live import LIVE, page_beside_library
 
-    runs = pd.DataFrame({"seed": [0, 1], "passed": [True, False],
-                         "exact at 1024 bits": [1.0, 1.0], "seconds": [10.0, 30.0]})
+    runs = pd.DataFrame(
+        {
+            "seed": [0, 1],
+            "passed": [True, False],
+            "exact at 1024 bits": [1.0, 1.0],
+            "seconds": [10.0, 30.0],
+        }
+    )
     live = pd.DataFrame({"model": [LIVE[0]] * 3, "reached 100%": [True, True, False],
                          "success": [True, False, False],
                          "train seconds": [1.0, 2.0, 9.0],

@@ -99,18 +99,18 @@ def synchronize(device: torch.device | str) -> None:
 
 
 def limit_heap_growth(threshold: int = 4 * 1024 * 1024) -> bool:
-    """Ask glibc to serve every allocation above ``threshold`` bytes by ``mmap`` (and to
-    stop moving that threshold itself), so that large freed tensors go back to the
-    system: a long ACT run (one kept h_r per round between freed (B, n, d) states)
-    otherwise fragments the heap. 4 MiB keeps the peak low without slowing training,
-    which a threshold below a training step's tensors (80 KiB at batch 64) would, one
-    system call each (``benchmarks/heap_threshold.py`` measures both). Returns False
-    without glibc."""
+    """Ask the C library to serve every allocation above ``threshold`` bytes by
+    ``mmap`` (and to stop moving that threshold itself), so that large freed tensors go
+    back to the system: a long ACT run (one kept h_r per round between freed (B, n, d)
+    states) otherwise fragments the heap. 4 MiB keeps the peak low without slowing
+    training, which a threshold below a training step's tensors (80 KiB at batch 64)
+    would, one system call each (``benchmarks/heap_threshold.py`` measures both).
+    Returns False where the C library has no ``mallopt``."""
     try:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:
         return False
-    m_mmap_threshold = -3  # glibc's mallopt parameter: fixes the threshold
+    m_mmap_threshold = -3  # mallopt's M_MMAP_THRESHOLD: fixes the threshold
     return bool(libc.mallopt(m_mmap_threshold, threshold))
 
 
