@@ -5,6 +5,7 @@ at a time), and a failing chapter must not be stored as if it had run."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import nbformat
@@ -60,3 +61,22 @@ def test_the_build_finds_what_was_executed_and_no_failure(tmp_path):
 def test_zero_jobs_is_refused(tmp_path):
     with pytest.raises(ValueError, match="jobs must be at least 1"):
         execute.execute_into_cache([], tmp_path, 0, 60)
+
+
+def test_a_chapter_that_fills_the_machine_runs_alone(tmp_path):
+    paths = [_notebook(tmp_path / f"{s}.ipynb", "1") for s in "abc"]
+    wide = nbformat.read(paths[1], as_version=4)
+    wide.metadata["recur"] = {"processes": 2}
+    nbformat.write(wide, paths[1])
+    b = paths[1]
+    assert execute.batches(paths, 2) == [([b], 1), ([paths[0], paths[2]], 2)]
+    assert execute.batches(paths, 1) == [(paths, 1)]  # one at a time anyway
+    assert execute.batches([b], 2) == [([b], 1)]
+
+
+def test_each_chapter_declares_the_processes_it_trains_in():
+    for path in execute.book_notebooks():
+        code = "".join(c.source for c in nbformat.read(path, as_version=4).cells
+                       if c.cell_type == "code")  # fmt: skip
+        jobs = [int(n) for n in re.findall(r"\bjobs=(\d+)", code)]
+        assert execute.processes(path) == max(jobs, default=1), path.name

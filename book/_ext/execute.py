@@ -3,7 +3,8 @@
 ``jupyter-book build`` executes the notebooks one after another, each in a kernel whose
 torch trains on one thread, so on two cores half the machine waits. This script runs
 them in ``--jobs`` kernels at once, longest first (by ``book/data/bench.jsonl``'s
-``chapter_seconds_*``), each in its own folder as Jupyter Book would, and stores each
+``chapter_seconds_*``), each in its own folder as Jupyter Book would; a chapter whose
+metadata says it trains in that many processes itself runs alone. It stores each
 executed notebook in ``_build/.jupyter_cache`` under the hash of its code, the record
 Jupyter Book's cache mode looks for. The build then reads every chapter from the cache.
 A notebook whose record is already there is not run again; a notebook that fails is
@@ -61,12 +62,48 @@ def _execute(path: str, timeout: int) -> tuple[str, dict, float, str | None]:
     return path, notebook, result.time, result.exc_string if result.err else None
 
 
+def processes(path: Path) -> int:
+    """How many processes the notebook trains in at once: its metadata's
+    ``recur.processes``, 1 where it says nothing."""
+    metadata = nbformat.read(path, as_version=4).metadata
+    return int(metadata.get("recur", {}).get("processes", 1))
+
+
+def batches(paths: list[Path], jobs: int) -> list[tuple[list[Path], int]]:
+    """(notebooks, kernels at once) to run one after another: each notebook that keeps
+    ``jobs`` cores busy by itself runs alone, so that it is not slowed by sharing them;
+    then the rest, ``jobs`` at a time, in the order given."""
+    alone = [p for p in paths if jobs > 1 and processes(p) >= jobs]
+    rest = [p for p in paths if p not in alone]
+    return [([p], 1) for p in alone] + ([(rest, jobs)] if rest else [])
+
+
+def _run_batch(paths: list[Path], workers: int, cache, timeout: int) -> list[Path]:
+    """Execute ``paths``, ``workers`` at a time, storing each that succeeds in
+    ``cache``; returns those that failed (each traceback printed)."""
+    failed = []
+    context = get_context("spawn")  # workers start their kernels from a clean process
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = [pool.submit(_execute, str(p), timeout) for p in paths]
+        for future in as_completed(futures):
+            path, notebook, seconds, traceback = future.result()
+            if traceback:
+                failed.append(Path(path))
+                print(f"{path} failed after {seconds:.0f} s:\n{traceback}", flush=True)
+                continue
+            bundle = CacheBundleIn(nbformat.from_dict(notebook), path,
+                                   data={"execution_seconds": seconds})  # fmt: skip
+            cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
+            print(f"{path}: {seconds:.0f} s", flush=True)
+    return failed
+
+
 def execute_into_cache(
     paths: list[Path], cache_path: Path, jobs: int, timeout: int, root: Path = ROOT
 ) -> list[Path]:
     """Execute those of ``paths`` that the cache at ``cache_path`` has no record for,
-    ``jobs`` at a time, longest first, storing each that succeeds; returns those that
-    failed (each traceback printed)."""
+    ``jobs`` at a time, longest first (a notebook that trains in ``jobs`` processes
+    alone), storing each that succeeds; returns those that failed."""
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     cache = get_cache(str(cache_path))
@@ -79,19 +116,8 @@ def execute_into_cache(
     todo = longest_first(todo, root / "book" / "data" / "bench.jsonl")
     print(f"executing {len(todo)} notebooks, {jobs} at a time", flush=True)
     failed = []
-    context = get_context("spawn")  # workers start their kernels from a clean process
-    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        futures = [pool.submit(_execute, str(p), timeout) for p in todo]
-        for future in as_completed(futures):
-            path, notebook, seconds, traceback = future.result()
-            if traceback:
-                failed.append(Path(path))
-                print(f"{path} failed after {seconds:.0f} s:\n{traceback}", flush=True)
-                continue
-            bundle = CacheBundleIn(nbformat.from_dict(notebook), path,
-                                   data={"execution_seconds": seconds})  # fmt: skip
-            cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
-            print(f"{path}: {seconds:.0f} s", flush=True)
+    for batch, workers in batches(todo, jobs):
+        failed += _run_batch(batch, workers, cache, timeout)
     return failed
 
 
