@@ -401,17 +401,28 @@ def test_waits_counts_by_hand():
 
 def test_failure_words_by_hand():
     none = {"n": 0, "checked": 0, "chains": 0}
-    assert seed_study.failure_words(none) == "No run fell short."
+    assert seed_study.failure_words(none) == ""
     one = {"n": 1, "checked": 1, "chains": 0}
     assert seed_study.failure_words(one) == (
-        "One run fell short; it had passed the check on 8-bit sums, and it did not "
-        "fall short on the long-chain sums."
+        "One of its runs fell short; it had passed the check on 8-bit sums, and it did "
+        "not fall short on the long-chain sums."
     )
     other = {"n": 1, "checked": 0, "chains": 1}
     assert "it had not passed" in seed_study.failure_words(other)
     assert "it did fall short" in seed_study.failure_words(other)
     assert seed_study.failure_words({"n": 3, "checked": 2, "chains": 1}).startswith(
-        "3 runs fell short: 2 of them"
+        "3 of its runs fell short: 2 of them"
+    )
+
+
+def test_rounding_words_by_hand():
+    same = {"here": 20, "there": 20, "changed": 0, "n": 20}
+    expected = "So expect 20 of 20 on a CPU like this one."
+    assert seed_study.rounding_words(same) == expected
+    moved = {"here": 19, "there": 18, "changed": 3, "n": 20}
+    assert seed_study.rounding_words(moved) == (
+        "So expect 18 to 19 of 20 on a CPU like this one, and a different list of "
+        "seeds."
     )
 
 

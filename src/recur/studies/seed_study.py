@@ -250,23 +250,32 @@ def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
 
 
 def failure_words(counts: dict) -> str:
-    """A sentence for a page from :func:`failure_counts`: how many runs fell short,
-    how many of those had passed their 8-bit check and how many fell short on the
-    long chains."""
+    """A sentence for a page from :func:`failure_counts`, following one that named
+    the recipe: how many of its runs fell short, how many of those had passed their
+    8-bit check and how many fell short on the long chains ("" when none did)."""
     n = counts["n"]
     if n == 0:
-        return "No run fell short."
+        return ""
     if n == 1:
         check = "had passed" if counts["checked"] else "had not passed"
         chains = "" if counts["chains"] else " not"
         return (
-            f"One run fell short; it {check} the check on 8-bit sums, and it "
+            f"One of its runs fell short; it {check} the check on 8-bit sums, and it "
             f"did{chains} fall short on the long-chain sums."
         )
     return (
-        f"{n} runs fell short: {counts['checked']} of them had passed the check on "
-        f"8-bit sums, and {counts['chains']} fell short on the long-chain sums."
+        f"{n} of its runs fell short: {counts['checked']} of them had passed the check "
+        f"on 8-bit sums, and {counts['chains']} fell short on the long-chain sums."
     )
+
+
+def rounding_words(rounding: dict) -> str:
+    """A sentence for a page from :func:`changed_outcomes`: what to expect on a CPU
+    like this one. Another list of seeds is promised only where the two roundings
+    passed different seeds."""
+    expect = count_range(rounding["here"], rounding["there"])
+    words = f"So expect {expect} of {rounding['n']} on a CPU like this one"
+    return words + (", and a different list of seeds." if rounding["changed"] else ".")
 
 
 def _runs_at(table: pd.DataFrame, recipe: str, n_bits: int) -> pd.DataFrame:
