@@ -5,7 +5,8 @@ creates the virtual environment and executes every chapter) and then ``make test
 replaces the README's block between ``<!-- times`` and ``<!-- end times -->`` with a
 table of the two wall times, the test summary, the date and the machine.
 
-Run: ``python3 benchmarks/time_commands.py [--keep]`` (about half an hour on 2 cores).
+Run: ``python3 benchmarks/time_commands.py [--keep]`` (as long as the two commands take:
+the table it writes says how long).
 """
 
 from __future__ import annotations
