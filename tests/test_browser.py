@@ -295,6 +295,15 @@ def _display_maths_fits(page, name) -> list[str]:
     return [f"equation too wide: {t}" for t in too_wide]
 
 
+def _one_search_field(page, name) -> list[str]:
+    """One search field in sight (the sidebar's), not a second one in a bar above."""
+    shown = page.eval_on_selector_all(
+        ".search-button-field",
+        "els => els.filter(e => e.getBoundingClientRect().width > 0).length",
+    )
+    return [f"{shown} search fields in sight"] if shown != 1 else []
+
+
 def _passes_the_accessibility_check(page, name) -> list[str]:
     return [f"axe: {v}" for v in _axe_violations(page)]
 
@@ -305,6 +314,7 @@ DESKTOP = (
     _no_field_takes_typing_that_nothing_reads,
     _every_figure_opens_at_full_size,
     _display_maths_fits,
+    _one_search_field,
     _passes_the_accessibility_check,  # last: it adds axe-core's script to the page
 )
 
@@ -351,7 +361,8 @@ def _run_checks(page, name, checks) -> None:
 def test_a_page_at_desktop_width(page, site, name):
     """Loaded once at 1280 px: no error or traceback, every figure loaded with alt
     text and a full-size link, maths typeset and no wider than the column, no field
-    that takes typing nothing reads, the accessibility check passed."""
+    that takes typing nothing reads, one search field in sight, the accessibility
+    check passed."""
     open_page(page, site, name)
     _run_checks(page, name, DESKTOP)
 
@@ -366,7 +377,7 @@ def test_a_page_on_a_phone(page, site, name):
 
 def test_each_check_of_a_page_can_fail(page, site):
     """A broken page goes red in the combined tests: an image without alt text, an
-    inert field, an equation too wide, a page too wide on a phone."""
+    inert field, a second search field, a page too wide on a phone."""
     open_page(page, site, "book/05_act.html")
     page.evaluate(
         """() => {
@@ -377,10 +388,13 @@ def test_each_check_of_a_page_can_fail(page, site):
         wide.style.width = '3000px';
         wide.textContent = 'x';
         article.append(wide);
+        const search = document.querySelector('.search-button-field');
+        article.prepend(search.cloneNode(true));
         }"""
     )
     found = {check.__name__: check(page, "planted") for check in DESKTOP[:3]}
     assert any("no alt text" in w for w in found["_no_errors_and_loaded_figures"])
     assert found["_no_field_takes_typing_that_nothing_reads"]
+    assert _one_search_field(page, "planted") == ["2 search fields in sight"]
     page.set_viewport_size({"width": 420, "height": 900})
     assert _nothing_widens_the_page(page, "planted")
