@@ -20,7 +20,7 @@ from conftest import HTML
 from recur.core.tasks import AdditionBatch, long_chain_batch, random_batch
 from recur.models.running import run_model
 from recur.views import explorers
-from recur.views.export import model_from_spec
+from recur.views.export import model_from_spec, write_model_script
 
 # Random and long-chain sums per width. Wide sums cost the most (a cell: 1,025 rounds
 # of 1,025 positions). With these sets 8 planted bugs of the twins went red, as with 200
@@ -246,6 +246,47 @@ def test_a_model_explorer_says_what_the_library_says(
     )
     assert "Computed in your browser" in _typed(explorer, "1011", "0111")
     assert not page.errors, page.errors
+
+
+def _never_settling(name: str) -> torch.nn.Module:
+    """The page's model with its stopping rule switched off: ACT's halting bias at
+    -30 (h is about 1e-13, so no position halts before the cap), or the DEQ's
+    tolerance at 1e-45 (no residual of a few iterations gets below it)."""
+    spec = _spec(name)
+    if name == "ch7_deq":
+        spec["options"]["tol"] = 1e-45
+    model = model_from_spec(spec)
+    if name == "ch6_act":
+        with torch.no_grad():
+            model.halting.linear.bias.fill_(-30.0)
+    return model
+
+
+@pytest.mark.parametrize(
+    "chapter, css, name, view",
+    [
+        ("06_act_ut", "act-explorer", "ch6_act", "act_explorer"),
+        ("07_fixed_points", "deq-explorer", "ch7_deq", "deq_explorer"),
+    ],
+)
+def test_an_explorer_runs_to_its_cap_as_the_library_does(
+    page, site, tmp_path, chapter, css, name, view
+):
+    """With a model that never stops by itself, the explorer runs to its cap of
+    2 (n + 1) rounds or iterations and says so, as the library's explorer does: a
+    page that capped at 2 n, or told another cap than it ran, says another number."""
+    model = _never_settling(name)
+    script = write_model_script(model, name, tmp_path).read_text()
+    page.route(f"**/_static/models/{name}.js", lambda route: route.fulfill(
+        body=script, content_type="text/javascript"))  # fmt: skip
+    page.goto(f"{site}/book/{chapter}.html", wait_until="load")
+    explorer = page.locator(f".{css}").first
+    explorer.locator(".explore-message").wait_for()
+    for a, b in [("1011", "0111"), ("1", "1")]:
+        want = _library_note(getattr(explorers, view)(model, a, b))
+        cap = 2 * (len(a) + 1)
+        assert f" {cap} " in want  # the library ran to the cap: "ran 10 rounds"
+        assert _typed(explorer, a, b).startswith(want)
 
 
 def test_the_explorers_feel_live(page, site):
