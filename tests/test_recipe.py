@@ -9,6 +9,7 @@ import math
 
 import pandas as pd
 import pytest
+import torch
 from tqdm import tqdm
 
 from recur.chapters import ch4_universal_transformer, ch6_act_ut, ch6_measures
@@ -163,6 +164,29 @@ def test_chapter_4s_local_ut_starts_again_when_one_run_falls_short(monkeypatch):
     assert [c["seed"] for c in calls] == [3] and once.attempts == 1 and once.passed
     assert once.words().startswith("added all 4 held-out pairs after ")
     assert " steps, in one training run (" in once.words()
+
+
+def test_chapter4_trains_its_two_uts_beside_each_other_to_the_same_weights():
+    """The full-attention UT trained in a second process comes back with the weights it
+    gets here, and the local UT is the one train_local_ut trains: each is seeded by
+    itself, so where it ran cannot change it. (On the CPU: the second process does not
+    share the pretend accelerator.)"""
+    tiny = {"n_steps": 3, "eval_every": 3, "eval_size": 20, "progress": False}
+    tiny |= {"device": "cpu"}
+    here = ch4_universal_transformer.train_both_uts(seed=5, **tiny)
+    there = ch4_universal_transformer.train_both_uts(seed=5, beside_it=True, **tiny)
+    full_alone, _ = ch4_universal_transformer.train_ut(
+        window=None, n_steps=3, lr=3e-3, seed=5, eval_every=3, eval_size=20,
+        progress=False, device="cpu",
+    )  # fmt: skip
+    for model in (here[1][0], there[1][0]):
+        assert all(map(torch.equal, model.state_dict().values(),
+                       full_alone.state_dict().values()))  # fmt: skip
+    local_alone = ch4_universal_transformer.train_local_ut(seed=5, **tiny).model
+    for run in (here[0], there[0]):
+        assert all(map(torch.equal, run.model.state_dict().values(),
+                       local_alone.state_dict().values()))  # fmt: skip
+    assert here[1][1].config.n_steps == 3 and not there[1][1].config.progress
 
 
 def test_bad_arguments_raise():

@@ -1,6 +1,8 @@
 """Chapter 4: a small Universal Transformer on binary addition, trained with fixed
 rounds or ACT (:func:`train_ut`), Chapter 4's local UT with its restart
-(:func:`train_local_ut`), and exact match after each round (:func:`rounds_table`)."""
+(:func:`train_local_ut`) and its full-attention UT (:func:`train_full_ut`), both at
+once (:func:`train_both_uts`), and exact match after each round
+(:func:`rounds_table`)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from dataclasses import dataclass, fields
 import pandas as pd
 import torch
 
+from recur.core.device import beside
 from recur.core.tasks import (
     AdditionBatch,
 )
@@ -125,6 +128,30 @@ def train_local_ut(seed: int = 0, max_attempts: int = 2, **overrides) -> CellRun
         max_attempts,
     )
     return CellRun(model, run, [], n_runs, seconds, kept="")
+
+
+# Chapter 4's full-attention UT: 9 fixed rounds, step size 3e-3, one run that stops
+# once every held-out pair is right, or after 800 steps.
+FULL_UT = UTRecipe(UTOptions(window=None, **UT_SIZE), n_steps=800, lr=3e-3)
+
+
+def train_full_ut(seed: int = 0, **overrides) -> tuple:
+    """Chapter 4's full-attention UT: one run of :data:`FULL_UT`, (model, run);
+    ``overrides`` go to :func:`train_ut`."""
+    return train_ut(**(FULL_UT.settings() | overrides), seed=seed)
+
+
+def train_both_uts(seed: int = 0, beside_it: bool = False, **overrides) -> tuple:
+    """Chapter 4's two trainings, from the same ``seed``: (:func:`train_local_ut`'s
+    run, :func:`train_full_ut`'s model and run). With ``beside_it`` the full-attention
+    UT trains in a second process (no progress bar there) while the local one trains
+    here: on two cores, in the time of the longer one, with the same numbers, as each
+    training is seeded by itself."""
+    if not beside_it:
+        return train_local_ut(seed, **overrides), train_full_ut(seed, **overrides)
+    with beside(train_full_ut, seed, **(overrides | {"progress": False})) as full:
+        local = train_local_ut(seed, **overrides)
+        return local, full.result()
 
 
 def rounds_table(models: dict, batch: AdditionBatch, n_rounds: int) -> pd.DataFrame:

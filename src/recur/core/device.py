@@ -7,7 +7,7 @@ import multiprocessing
 import os
 import random
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
@@ -112,6 +112,19 @@ def limit_heap_growth(threshold: int = 4 * 1024 * 1024) -> bool:
         return False
     m_mmap_threshold = -3  # mallopt's M_MMAP_THRESHOLD: fixes the threshold
     return bool(libc.mallopt(m_mmap_threshold, threshold))
+
+
+@contextmanager
+def beside(fn: Callable, *args, **kwargs) -> Iterator[Future]:
+    """Run ``fn(*args, **kwargs)`` in a fresh ("spawn") process while the caller's
+    block runs in this one: the block gets its :class:`~concurrent.futures.Future`
+    and may wait for it with ``.result()``. ``fn`` must be importable, as for
+    :func:`run_jobs`; the heap is kept from fragmenting there too."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(
+        1, mp_context=context, initializer=limit_heap_growth
+    ) as pool:
+        yield pool.submit(fn, *args, **kwargs)
 
 
 def run_jobs(fn: Callable, tasks: list, jobs: int = 1) -> list:

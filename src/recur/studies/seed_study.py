@@ -20,6 +20,9 @@ from recur.core.tasks import twice_width_plus_one
 
 SEED_WIDTHS = (8, 16, 32, 64)
 WIDE_WIDTHS = (8, 128, 256, 512, 1024)  # the moonshot's widths (the ``wide`` study)
+# The fresh sums of each width a model is tested on against the bar: random, and as many
+# long chains as long waits without a carry (Chapter 6's live run is tested on as many)
+TEST_SUMS, TEST_CHAINS = 300, 100
 
 
 def the_bar() -> dict:
@@ -122,8 +125,8 @@ def seed_runs(
     recipes: tuple[str, ...] = ("BOOK_ACT", "TUNED_ACT"),
     seeds: tuple[int, ...] = tuple(range(20)),
     widths: tuple[int, ...] = SEED_WIDTHS,
-    n_sums: int = 300,
-    long_chains: int = 100,
+    n_sums: int = TEST_SUMS,
+    long_chains: int = TEST_CHAINS,
     sums_seed: int = REPORT_SUMS,
     jobs: int = 1,
     **overrides,
