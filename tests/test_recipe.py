@@ -174,7 +174,7 @@ def test_chapter4_trains_its_two_uts_beside_each_other_to_the_same_weights():
     tiny = {"n_steps": 3, "eval_every": 3, "eval_size": 20, "progress": False}
     tiny |= {"device": "cpu"}
     here = ch4_universal_transformer.train_both_uts(seed=5, **tiny)
-    there = ch4_universal_transformer.train_both_uts(seed=5, beside_it=True, **tiny)
+    there = ch4_universal_transformer.train_both_uts(seed=5, jobs=2, **tiny)
     full_alone, _ = ch4_universal_transformer.train_ut(
         window=None, n_steps=3, lr=3e-3, seed=5, eval_every=3, eval_size=20,
         progress=False, device="cpu",
@@ -187,6 +187,8 @@ def test_chapter4_trains_its_two_uts_beside_each_other_to_the_same_weights():
         assert all(map(torch.equal, run.model.state_dict().values(),
                        local_alone.state_dict().values()))  # fmt: skip
     assert here[1][1].config.n_steps == 3 and not there[1][1].config.progress
+    with pytest.raises(ValueError, match="jobs must be 1 or 2"):
+        ch4_universal_transformer.train_both_uts(seed=5, jobs=3)
 
 
 def test_bad_arguments_raise():

@@ -128,5 +128,12 @@ def test_the_readme_times_block_is_replaced_in_place():
     assert new == "a\n<!-- times: x -->\nNEW\n<!-- end times -->\nb"
     out = "== 3 passed, 1 skipped in 9.0s ==\n"
     assert module.SUMMARY.findall(out) == ["3 passed, 1 skipped in 9.0s"]
-    assert "| 12 s |" in module.block(11.6, 20.0, "3 passed")
+    assert "| 12 s |" in module.block(11.6, "words", 20.0, "3 passed")
+    book = ("executing 3 notebooks, 2 at a time\n/x/book/04_ut.ipynb: 36 s\n"
+            "/x/book/06_act.ipynb: 41 s\n/x/book/intro.ipynb: 7 s\n"
+            "executed 3 notebooks in 52 s (wall)\n")  # fmt: skip
+    assert module.execution(book) == (
+        "chapters executed in 52 s, the slowest page 06_act 41 s"
+    )
+    assert module.execution("a cached build") == "no execution times in its output"
     assert module.BLOCK.search((ROOT / "README.md").read_text())

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -115,9 +116,12 @@ def execute_into_cache(
             todo.append(path)
     todo = longest_first(todo, root / "book" / "data" / "bench.jsonl")
     print(f"executing {len(todo)} notebooks, {jobs} at a time", flush=True)
-    failed = []
+    failed, start = [], time.perf_counter()
     for batch, workers in batches(todo, jobs):
         failed += _run_batch(batch, workers, cache, timeout)
+    if todo:
+        wall = time.perf_counter() - start
+        print(f"executed {len(todo)} notebooks in {wall:.0f} s (wall)", flush=True)
     return failed
 
 

@@ -141,13 +141,15 @@ def train_full_ut(seed: int = 0, **overrides) -> tuple:
     return train_ut(**(FULL_UT.settings() | overrides), seed=seed)
 
 
-def train_both_uts(seed: int = 0, beside_it: bool = False, **overrides) -> tuple:
+def train_both_uts(seed: int = 0, jobs: int = 1, **overrides) -> tuple:
     """Chapter 4's two trainings, from the same ``seed``: (:func:`train_local_ut`'s
-    run, :func:`train_full_ut`'s model and run). With ``beside_it`` the full-attention
-    UT trains in a second process (no progress bar there) while the local one trains
+    run, :func:`train_full_ut`'s model and run). With ``jobs=2`` the full-attention UT
+    trains in a second process (no progress bar there) while the local one trains
     here: on two cores, in the time of the longer one, with the same numbers, as each
     training is seeded by itself."""
-    if not beside_it:
+    if jobs not in (1, 2):
+        raise ValueError(f"jobs must be 1 or 2, got {jobs}")
+    if jobs == 1:
         return train_local_ut(seed, **overrides), train_full_ut(seed, **overrides)
     with beside(train_full_ut, seed, **(overrides | {"progress": False})) as full:
         local = train_local_ut(seed, **overrides)
