@@ -34,10 +34,10 @@ def execution(output: str) -> str:
     """From ``make book``'s output (``book/_ext/execute.py``): the wall time of
     executing every chapter and the slowest page, in words."""
     wall = EXECUTED.findall(output)
-    pages = sorted(((int(s), name) for name, s in PAGE.findall(output)), reverse=True)
-    if not wall or not pages:
+    slowest = max(((int(s), name) for name, s in PAGE.findall(output)), default=None)
+    if not wall or slowest is None:
         return "no execution times in its output"
-    seconds, name = pages[0]
+    seconds, name = slowest
     return f"chapters executed in {wall[-1]} s, the slowest page {name} {seconds} s"
 
 

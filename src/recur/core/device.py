@@ -114,16 +114,21 @@ def limit_heap_growth(threshold: int = 4 * 1024 * 1024) -> bool:
     return bool(libc.mallopt(m_mmap_threshold, threshold))
 
 
+def _fresh_processes(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` fresh ("spawn") processes, each with its own torch and
+    its heap kept from fragmenting (:func:`limit_heap_growth`)."""
+    context = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(
+        workers, mp_context=context, initializer=limit_heap_growth
+    )
+
+
 @contextmanager
 def beside(fn: Callable, *args, **kwargs) -> Iterator[Future]:
-    """Run ``fn(*args, **kwargs)`` in a fresh ("spawn") process while the caller's
-    block runs in this one: the block gets its :class:`~concurrent.futures.Future`
-    and may wait for it with ``.result()``. ``fn`` must be importable, as for
-    :func:`run_jobs`; the heap is kept from fragmenting there too."""
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        1, mp_context=context, initializer=limit_heap_growth
-    ) as pool:
+    """Run ``fn(*args, **kwargs)`` in a fresh process while the caller's block runs in
+    this one: the block gets its :class:`~concurrent.futures.Future` and may wait for
+    it with ``.result()``. ``fn`` must be importable, as for :func:`run_jobs`."""
+    with _fresh_processes(1) as pool:
         yield pool.submit(fn, *args, **kwargs)
 
 
@@ -135,8 +140,5 @@ def run_jobs(fn: Callable, tasks: list, jobs: int = 1) -> list:
     if jobs == 1:
         limit_heap_growth()
         return [fn(task) for task in tasks]
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=limit_heap_growth
-    ) as pool:
+    with _fresh_processes(jobs) as pool:
         return list(pool.map(fn, tasks))
