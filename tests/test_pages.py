@@ -1,5 +1,5 @@
 """The built pages read as a book, not a lab notebook: no talk of how the book was made
-(issue numbers, versions before, commit hashes, run dates, allocator settings), no seed
+(issue numbers, versions before, commit hashes, run dates, memory settings), no seed
 range outside the methods appendix, no sentence over 60 words, and each page within its
 length. Read from the built
 HTML's article text: prose, tables and figure captions, not code."""
@@ -27,7 +27,7 @@ PROCESS_TALK = {
     "a round of work": r"\b(?:eleventh|twelfth|thirteenth|fourteenth) round\b",
     "a commit hash": r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",
     "a run date": r"\b20\d\d-\d\d-\d\d\b|\b\d{1,2} (?:November|December) 20\d\d\b",
-    "an allocator setting": r"\bglibc\b|\bheap threshold\b|\bmalloc\b",
+    "a memory setting": r"\bglibc\b|\bheap threshold\b|\bmalloc\b",
     "the word moonshot": r"\bmoonshot\b",
 }
 MAX_SENTENCE = 60  # words
@@ -183,7 +183,8 @@ def test_the_sentence_check_sees_a_long_sentence():
 
 
 def test_the_checks_see_planted_talk():
-    planted = f"<article><p>As in issue {ISSUE}, the version before failed.</p>"
+    before = "the version " + "before"  # from parts, so this file holds no such talk
+    planted = f"<article><p>As in issue {ISSUE}, {before} failed.</p>"
     planted += "</article>"
     text = article_text(planted)
     assert re.search(PROCESS_TALK["an issue number"], text)
