@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import torch
 
 from recur.chapters.ch6_measures import (
@@ -132,10 +133,18 @@ class ActCheck:
         :data:`MAX_BUDGET_USED` of its halting budget, and at least
         :data:`MIN_DELAYED` of the delayed carries right, and no position of a ring
         past :data:`MAX_RING_BUDGET` of its halting budget."""
-        right = self.heldout == 1.0 and self.long_chains == 1.0
-        waits = self.budget_used <= MAX_BUDGET_USED and self.delayed >= MIN_DELAYED
-        rings = self.ring <= MAX_RING_BUDGET
-        return right and self.beyond <= MAX_BEYOND and waits and rings
+        return all(self.parts().values())
+
+    def parts(self) -> dict[str, bool]:
+        """Each part of the check (:data:`CHECK_PARTS`): whether it passed."""
+        return {
+            "held-out pairs": self.heldout == 1.0,
+            "long chains": self.long_chains == 1.0,
+            "steps beyond the carry": self.beyond <= MAX_BEYOND,
+            "halting budget": self.budget_used <= MAX_BUDGET_USED,
+            "held-back carries": self.delayed >= MIN_DELAYED,
+            "rings": self.ring <= MAX_RING_BUDGET,
+        }
 
     def score(self) -> tuple:
         """Larger is better: how checkpoints are ranked."""
@@ -171,3 +180,55 @@ def act_check(model: UniversalTransformer, row: dict, seed: int) -> ActCheck:
     shares = float(heldout), float(right.mean())
     waited = used, float(delayed.mean()), ring
     return ActCheck(int(row["step"]), *shares, beyond, *waited)
+
+
+CHECK_PARTS = (
+    "held-out pairs", "long chains", "steps beyond the carry", "halting budget",
+    "held-back carries", "rings",
+)  # fmt: skip
+
+
+def _first_pass(checks: pd.DataFrame, passes: pd.Series) -> pd.Series:
+    """Per seed, the step of the first check that ``passes`` (NaN: none did)."""
+    seeds = sorted(checks["seed"].unique())
+    return checks[passes.to_numpy()].groupby("seed")["step"].min().reindex(seeds)
+
+
+def without_each_part(checks: pd.DataFrame) -> pd.DataFrame:
+    """What each part of the check decides, from every check of first runs (a table
+    with ``seed``, ``step`` and :class:`ActCheck`'s fields, as ``act_give_up.csv``):
+    per part, in how many runs the check with that part taken out would have stopped
+    the run at another checkpoint (``changed``), of them how many runs that never
+    passed would have passed (``would pass``), and how many runs there are."""
+    fields = ["step", "heldout", "long_chains", "beyond", "budget_used", "delayed",
+              "ring"]  # fmt: skip
+    parts = pd.DataFrame(
+        [ActCheck(**row).parts() for row in checks[fields].to_dict("records")]
+    )  # (checks, parts)
+    stops = _first_pass(checks, parts.all(axis=1))
+    rows = {}
+    for part in CHECK_PARTS:
+        other = _first_pass(checks, parts.drop(columns=part).all(axis=1))
+        moved = ~(other.eq(stops) | (other.isna() & stops.isna()))
+        rows[part] = {
+            "changed": int(moved.sum()),
+            "would pass": int((other.notna() & stops.isna()).sum()),
+            "runs": len(stops),
+        }
+    return pd.DataFrame(rows).T
+
+
+def restart_counts(runs: pd.DataFrame) -> dict[str, int]:
+    """From a seed study of :func:`~recur.chapters.ch6_act_ut.train_book_act` (a
+    row per seed and width with ``runs``, ``check passed`` and ``success``): the
+    seeds, those whose first run passed its check, those that restarted, of them those
+    whose later run passed, and the seeds that met the bar."""
+    per_seed = runs.groupby("seed")[["runs", "check passed", "success"]].first()
+    again = per_seed["runs"] > 1
+    return {
+        "seeds": len(per_seed),
+        "first": int((~again & per_seed["check passed"]).sum()),
+        "restarted": int(again.sum()),
+        "later": int((again & per_seed["check passed"]).sum()),
+        "met": int(per_seed["success"].sum()),
+    }

@@ -1,0 +1,80 @@
+"""What each piece of Chapter 6's check and restart decides, read from study tables
+(recur.chapters.ch6_check.without_each_part and restart_counts), and the share of
+positions a sum makes wait (recur.chapters.ch6_measures.share_carried_far); every
+expected value worked out by hand from the small tables below."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+
+from recur.chapters.ch6_check import (
+    CHECK_PARTS,
+    MAX_RING_BUDGET,
+    MIN_DELAYED,
+    restart_counts,
+    without_each_part,
+)
+from recur.chapters.ch6_measures import share_carried_far
+from recur.core.tasks import batch_from_strings
+
+GOOD = {"heldout": 1.0, "long_chains": 1.0, "beyond": 0.0, "budget_used": 0.0,
+        "delayed": 1.0, "ring": 0.0}  # fmt: skip
+
+
+def _check(seed: int, step: int, **bad) -> dict:
+    return {"seed": seed, "step": step} | GOOD | bad
+
+
+def test_a_part_counts_where_taking_it_out_moves_the_stop():
+    checks = pd.DataFrame([
+        # seed 1: the held-back carries fail at 600, all passes at 700
+        _check(1, 600, delayed=MIN_DELAYED - 0.01), _check(1, 700),
+        # seed 2: the rings fail at every check; never passes
+        _check(2, 600, ring=MAX_RING_BUDGET + 0.1),
+        _check(2, 700, ring=MAX_RING_BUDGET + 0.1),
+        # seed 3: rings and held-back carries fail together at 600, passes at 700
+        _check(3, 600, ring=1.0, delayed=0.0), _check(3, 700),
+    ])  # fmt: skip
+    table = without_each_part(checks)
+    assert list(table.index) == list(CHECK_PARTS)
+    # by hand: without the held-back carries seed 1 stops at 600 (seed 3 still fails
+    # its rings); without the rings seed 2 passes at 600, seed 3 still fails at 600
+    assert table.loc["held-back carries"].to_dict() == {
+        "changed": 1, "would pass": 0, "runs": 3}  # fmt: skip
+    assert table.loc["rings"].to_dict() == {"changed": 1, "would pass": 1, "runs": 3}
+    assert table.loc["held-out pairs", "changed"] == 0
+    assert table.loc["steps beyond the carry", "changed"] == 0
+
+
+def test_a_check_passes_only_when_every_part_does():
+    from recur.chapters.ch6_check import ActCheck
+
+    fields = {k: v for k, v in GOOD.items()}
+    assert ActCheck(step=1, **fields).passed
+    for name, value in [("heldout", 0.999), ("delayed", 0.0), ("ring", 0.9)]:
+        check = ActCheck(step=1, **(fields | {name: value}))
+        assert not check.passed
+        assert sum(not ok for ok in check.parts().values()) == 1
+
+
+def test_restarts_are_counted_per_seed():
+    rows = []
+    for seed, runs, passed, met in [(0, 1, True, True), (1, 2, True, True),
+                                    (2, 3, False, False), (3, 1, True, False)]:
+        rows += [{"seed": seed, "bits": b, "runs": runs, "check passed": passed,
+                  "success": met} for b in (8, 64)]  # fmt: skip
+    assert restart_counts(pd.DataFrame(rows)) == {
+        "seeds": 4, "first": 2, "restarted": 2, "later": 1, "met": 2}  # fmt: skip
+
+
+def test_the_share_carried_far_counts_positions_by_hand():
+    # 0111 + 0001: carry distances, LSB first: bit 0: 0, 1: 1, 2: 2, 3: 3, and 0 into
+    # the carry-out (0 + 0 at bit 3 kills it); 0000 + 0000: all 0. Ten positions
+    batch = batch_from_strings([("0111", "0001"), ("0000", "0000")])
+    assert torch.equal(batch.distance[0], torch.tensor([0, 1, 2, 3, 0]))
+    assert share_carried_far(batch, 3) == pytest.approx(1 / 10)
+    assert share_carried_far(batch, 1) == pytest.approx(3 / 10)
+    with pytest.raises(ValueError, match="at_least"):
+        share_carried_far(batch, 0)
