@@ -61,8 +61,12 @@ def test_a_check_passes_only_when_every_part_does():
 
 def test_restarts_are_counted_per_seed():
     rows = []
-    for seed, runs, passed, met in [(0, 1, True, True), (1, 2, True, True),
-                                    (2, 3, False, False), (3, 1, True, False)]:
+    for seed, runs, passed, met in [
+        (0, 1, True, True),
+        (1, 2, True, True),
+        (2, 3, False, False),
+        (3, 1, True, False),
+    ]:
         rows += [{"seed": seed, "bits": b, "runs": runs, "check passed": passed,
                   "success": met} for b in (8, 64)]  # fmt: skip
     assert restart_counts(pd.DataFrame(rows)) == {

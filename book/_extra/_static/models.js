@@ -179,7 +179,8 @@ function relativeResidual(fz, z) {
 
 // EquilibriumCell.forward with plain iteration (recur.models.fixedpoint._iterate): z <- F(z + E)
 // from zeros until the residual is below tol, at most max(2, cap) times; the readout at
-// the fixed point.
+// the fixed point. Also, per iteration (recur.chapters.ch7_fixed_points.solver_walk): the
+// readout after it (``rounds``, LSB first) and the residual it left (``changes``).
 function deqReadout(spec, a, b, cap) {
   const w = weights(spec);
   const d = w["cell.embed.bias"].length;
@@ -189,17 +190,28 @@ function deqReadout(spec, a, b, cap) {
   let nIter = 0;
   let residual = Infinity;
   let loop = freshLoop(bits.n, d);
+  const sumBits = new Uint8Array(bits.n);
+  const one = new Float64Array(1);
+  const rounds = [];
+  const changes = [];
   while (nIter < Math.max(2, cap)) {
     let fz;
     ({ next: fz, loop } = cellStep(w, "cell.", z, problem, bits.n, d, true, loop));
     residual = relativeResidual(fz, z);
     z = fz;
     nIter++;
+    for (let i = 0; i < bits.n; i++) { // the readout, where the state moved
+      if (!loop.moved[i]) continue;
+      linear(w["cell.readout.weight"], w["cell.readout.bias"], z, i * d, d, one, 0, 1);
+      sumBits[i] = one[0] > 0 ? 1 : 0;
+    }
+    rounds.push(sumBits.slice());
+    changes.push(residual);
     if (residual < spec.options.tol) break;
   }
   const logits = cellLogits(w, "cell.", z, bits.n, d);
   return { bits, readout: Uint8Array.from(logits, (v) => (v > 0 ? 1 : 0)), nIter,
-    converged: residual < spec.options.tol };
+    converged: residual < spec.options.tol, rounds, changes };
 }
 
 // ------------------------------------------------------- Chapter 6's ACT Transformer
@@ -210,8 +222,8 @@ function deqReadout(spec, a, b, cap) {
 function bandedAttention(w, qkv, i, d, opt, out, scratch) {
   const heads = opt.n_heads;
   const dHead = d / heads;
-  const relative = w["relative"];
-  const offsets = relative.length / heads;
+  const relative = w["relative"]; // absent without position="relative": no bias
+  const offsets = relative ? relative.length / heads : 0;
   const { scores, mixed } = scratch;
   mixed.fill(0);
   for (let h = 0; h < heads; h++) {
@@ -224,7 +236,7 @@ function bandedAttention(w, qkv, i, d, opt, out, scratch) {
         dot += qkv[i * 3 * d + h * dHead + k] * qkv[key * 3 * d + d + h * dHead + k];
       }
       const offset = Math.min(opt.window - j, opt.max_offset) + opt.max_offset;
-      scores[j] = dot / Math.sqrt(dHead) + relative[h * offsets + offset];
+      scores[j] = dot / Math.sqrt(dHead) + (relative ? relative[h * offsets + offset] : 0);
       top = Math.max(top, scores[j]);
     }
     let total = 0;
@@ -271,6 +283,34 @@ function withFloor(real, floor) {
   return bits;
 }
 
+// recur.models.attention.sinusoid of one position (Eqs. 6-7), in float32 steps as torch.
+function sinusoidRow(position, d) {
+  const row = new Float64Array(d);
+  for (let j = 0; j < d; j += 2) {
+    const angle = Math.fround(position / Math.fround(Math.pow(10000, Math.fround(j / d))));
+    row[j] = Math.fround(Math.sin(angle));
+    if (j + 1 < d) row[j + 1] = Math.fround(Math.cos(angle));
+  }
+  return row;
+}
+
+// UniversalTransformer.signal: P^r for positions 0..n-1, (n x d), or null without one:
+// the sinusoid of the position (position="sinusoid") plus that of the round r, counted
+// from 0 as the library counts it (round_signal); a float32 sum, as in torch.
+function roundSignal(opt, n, d, r) {
+  const sinusoid = opt.position === "sinusoid";
+  if (!sinusoid && !opt.round_signal) return null;
+  const out = new Float64Array(n * d);
+  const round = opt.round_signal ? sinusoidRow(r, d) : null;
+  for (let i = 0; i < n; i++) {
+    const place = sinusoid ? sinusoidRow(i, d) : null;
+    for (let k = 0; k < d; k++) {
+      out[i * d + k] = Math.fround((place ? place[k] : 0) + (round ? round[k] : 0));
+    }
+  }
+  return out;
+}
+
 // One round of recur.models.act.act_loop at every position still running: the block, h_r
 // (Eq. 5 of Graves 2016), p_r (Eqs. 6, 8) and the mixed state (Eq. 9); a halted
 // position keeps its state (UT, Section 2.2), and its keys and values stay as they were.
@@ -279,9 +319,12 @@ function actRound(w, opt, run, r, cap) {
   const { n, d, problem, qkv, total, steps, output, scratch } = run;
   const running = Array.from(total, (t) => t < run.threshold);
   if (!running.includes(true)) return null;
-  const x = opt.inject ? run.state.map((v, k) => v + problem[k]) : run.state; // + E
+  const signal = roundSignal(opt, n, d, r); // P^r, or null
+  const x = run.state.map((v, k) => v + (signal ? signal[k] : 0) +
+    (opt.inject ? problem[k] : 0)); // H^{r-1} + P^r + E
   for (let i = 0; i < n; i++) {
-    if (run.moved[i]) linear(w["block.attn.in_proj_weight"], w["block.attn.in_proj_bias"], x, i * d, d, qkv, i * 3 * d, 3 * d);
+    // a round signal changes every position's keys each round, halted or not
+    if (run.moved[i] || opt.round_signal) linear(w["block.attn.in_proj_weight"], w["block.attn.in_proj_bias"], x, i * d, d, qkv, i * 3 * d, 3 * d);
   }
   const hs = new Float64Array(n).fill(NaN);
   const next = run.state.slice();

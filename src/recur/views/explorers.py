@@ -169,15 +169,18 @@ def act_round_html(bits, steps, halting, readout: str, truth: str, wait, r: int)
     return f'<table style="border-collapse:collapse">{head}{body}</table>'
 
 
-def act_explorer(model, a: str = "0110111111111101", b: str = "0001000000000011"):
+def act_explorer(
+    model,
+    a: str = "0110111111111101",
+    b: str = "0001000000000011",
+    name: str = "ch6_act",
+):
     """Chapter 6's ACT Transformer on a typed sum (cap 2 (n + 1) rounds), round by
     round: each position's halting probability and steps against the rounds before its
     carry can be known. In the static page it runs in the reader's browser
-    (``_static/explorers.js``)."""
+    (``_static/explorers.js``), its weights written as ``_static/models/NAME.js``."""
     if static_page():
-        return _model_element(
-            "act-explorer", model, "ch6_act", a, b, PAGE_MAX_BITS["act"]
-        )
+        return _model_element("act-explorer", model, name, a, b, PAGE_MAX_BITS["act"])
     return tabbed_explorer(a, b, lambda a, b: _act_pages(model, a, b))
 
 
@@ -210,10 +213,42 @@ def _act_pages(model, a: str, b: str):
     return note, pages
 
 
+def _change_text(change: float) -> str:
+    """A state's change as the page writes it (JavaScript's toExponential(1))."""
+    return f"{change:.1e}".replace("e-0", "e-").replace("e+0", "e+")
+
+
+def deq_iteration_html(rule: CarryTrace, walk, truth: str, k: int, tol: float) -> str:
+    """Iteration ``k`` of the DEQ explorer: the exact rule after ``k`` rounds, the DEQ
+    cell's readout after ``k`` iterations (wrong bits pink) and the true sum, and how
+    much the state moved in that iteration (``walk``:
+    :func:`recur.chapters.ch7_fixed_points.solver_walk`)."""
+    settled = min(k, rule.n_rounds)
+    rows = (
+        _readout_row(
+            f"exact rule, round {k}",
+            str(rule.carry_out(settled)) + rule.readout(settled),
+            truth,
+        )
+        + _readout_row(f"DEQ, iteration {k}", walk.loc[k, "readout"], truth)
+        + _readout_row("true sum", truth, truth)
+    )
+    change = float(walk.loc[k, "change"])
+    return (
+        f'<table style="border-collapse:collapse">{rows}</table>'
+        f'<p>In iteration {k} the state moved by <span class="deq-change" '
+        f'title="{change!r}">{_change_text(change)}</span> of its size; the solver '
+        f"stops once that is below {tol:g}. "
+        f"{legend_html(('wrong',))}: differs from the true sum</p>"
+    )
+
+
 def deq_explorer(deq, a: str = "0110111111111101", b: str = "0001000000000011"):
     """Chapter 7's DEQ cell on a typed sum: the solver's iterations (cap 2 (n + 1))
-    against the longest carry chain, and the readout at the fixed point. In the
-    static page it runs in the reader's browser (``_static/explorers.js``)."""
+    against the longest carry chain, the readout at the fixed point, and iteration by
+    iteration the readout beside the exact rule (the carry walking) and how much the
+    state moved (the settling). In the static page it runs in the reader's browser
+    (``_static/explorers.js``)."""
     if static_page():
         return _model_element(
             "deq-explorer", deq, "ch7_deq", a, b, PAGE_MAX_BITS["deq"]
@@ -235,12 +270,17 @@ def deq_explorer(deq, a: str = "0110111111111101", b: str = "0001000000000011"):
         note = (
             f"The solver stopped after {solve.n_iter} iterations {settled}; the "
             f"longest carry chain is {trace.rounds_to_settle}; the readout at the "
-            f"fixed point {verdict}."
+            f"fixed point {verdict}. Click an iteration:"
         )
-        rows = _readout_row("fixed point", fixed, truth) + _readout_row(
-            "true sum", truth, truth
-        )
-        return note, [("fixed point", f"<table>{rows}</table>")]
+        from recur.chapters.ch7_fixed_points import solver_walk
+
+        walk = solver_walk(deq, trace.a, trace.b, solve.n_iter)
+        rule = parallel_add(trace.a, trace.b, n_rounds=solve.n_iter)
+        pages = [
+            (str(k), deq_iteration_html(rule, walk, truth, k, deq.tol))
+            for k in range(1, solve.n_iter + 1)
+        ]
+        return note, pages
 
     return tabbed_explorer(a, b, build)
 

@@ -29,9 +29,11 @@ from recur.models.ut import UniversalTransformer
 
 MODELS_DIR = Path("_extra/_static/models")  # from book/, where the chapters run
 
-# The UT options models.js implements: Chapter 6's model. Any other value is refused
-# here, at build time, rather than computed wrongly in the page.
-UT_NEEDS = {"act": True, "position": "relative", "round_signal": False}
+# The UT options models.js implements: Chapter 6's model and its first recipe (the
+# sinusoid with the round signal). Any other value is refused here, at build time,
+# rather than computed wrongly in the page.
+UT_NEEDS = {"act": True}
+UT_POSITIONS = ("relative", "sinusoid", "none")
 
 
 def _cell_options(cell: LocalCell) -> dict:
@@ -47,13 +49,17 @@ def _ut_options(model: UniversalTransformer) -> dict:
             )
     if model.window is None:
         raise ValueError("the page's UT runs local attention: window must be set")
+    if model.position not in UT_POSITIONS:
+        raise ValueError(f"the page's UT has no position={model.position!r}")
     return {
+        "position": model.position,
+        "round_signal": model.round_signal,
         "window": model.window,
         "n_heads": model.block.attn.num_heads,
         "inject": model.inject,
         "floor": model.floor,
         "act_eps": model.act_eps,
-        "max_offset": model.relative.shape[1] // 2,
+        "max_offset": 0 if model.relative is None else model.relative.shape[1] // 2,
     }
 
 
@@ -121,8 +127,8 @@ def _ut_from(weights: dict, options: dict) -> UniversalTransformer:
         window=options["window"],
         act=True,
         act_eps=options["act_eps"],
-        position="relative",
-        round_signal=False,
+        position=options.get("position", "relative"),
+        round_signal=options.get("round_signal", False),
         inject=options["inject"],
         floor=options["floor"],
     )

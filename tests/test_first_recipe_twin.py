@@ -1,0 +1,107 @@
+"""Chapter 6's first recipe in the page: _static/models.js runs a UT with the sinusoidal
+position and round signal (UT Eqs. 6-7) as well as the chapter's model. Here Node runs
+models.js's ``actForward`` on the weights the page would get
+(recur.views.export.model_spec) against the library on the same weights, in float64,
+without a built book; tests/test_browser_models.py checks the trained models in
+Chromium. Sums are drawn with seeds no chapter or study uses (20,400,000 + ...)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from recur.chapters.ch4_universal_transformer import UT_SIZE
+from recur.chapters.ch6_act_ut import BOOK_ACT, FIRST_ACT
+from recur.core.tasks import long_chain_batch, random_batch
+from recur.models.running import run_model
+from recur.models.ut import UniversalTransformer
+from recur.views.export import model_from_spec, model_spec
+
+STATIC = Path(__file__).resolve().parents[1] / "book/_extra/_static"
+SCRIPTS = [str(STATIC / "carry.js"), str(STATIC / "models.js")]  # in the page's order
+NODE = shutil.which("node")
+
+RUN = """
+const fs = require("fs"), vm = require("vm");
+const [spec, pairs] = JSON.parse(fs.readFileSync(0, "utf8"));
+const context = { window: {}, Math, Float64Array, Float32Array, Int32Array, Uint8Array,
+  Array, Number, Object, Error, document: { addEventListener() {} },
+  atob: (s) => Buffer.from(s, "base64").toString("binary") };
+vm.createContext(context);
+for (const path of process.argv.slice(1)) {
+  vm.runInContext(fs.readFileSync(path, "utf8"), context);
+}
+const out = pairs.map(([a, b]) => {
+  const r = context.window.OneMoreRound.actForward(spec, a, b, 2 * (a.length + 1));
+  return [Array.from(r.readout).reverse().join(""), Array.from(r.steps),
+          r.halting.map((h) => Array.from(h, (v) => (isNaN(v) ? null : v)))];
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _model(options: dict, seed: int) -> UniversalTransformer:
+    torch.manual_seed(seed)
+    model = UniversalTransformer(window=1, act=True, **UT_SIZE, **options).eval()
+    with torch.no_grad():  # several rounds before halting, and a bias that matters
+        model.halting.linear.bias.fill_(-2.5)
+        if model.relative is not None:
+            model.relative.normal_()
+    return model
+
+
+def _in_node(spec: dict, pairs: list) -> list:
+    done = subprocess.run(
+        [NODE, "-e", RUN, *SCRIPTS], input=json.dumps([spec, pairs]),
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    return json.loads(done.stdout)
+
+
+def _pairs(bits: torch.Tensor) -> list:
+    x = bits.numpy().astype(int)[:, :-1]  # (B, n, 2), LSB first
+    return [("".join(map(str, s[::-1, 0])), "".join(map(str, s[::-1, 1]))) for s in x]
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js")
+@pytest.mark.parametrize(
+    "options",
+    [FIRST_ACT.model.__dict__ | {"act": True}, BOOK_ACT.settings()["model_options"]],
+    ids=["first recipe", "chapter's model"],
+)
+def test_the_page_runs_the_model_as_the_library_does(options):
+    options = {
+        k: v
+        for k, v in options.items()
+        if k not in ("window", "act", "d_model", "n_heads", "d_ff")
+    }
+    model = _model(options, seed=4)
+    spec = json.loads(json.dumps(model_spec(model)))
+    wide = model_from_spec(spec).double()
+    for n in (6, 12):
+        bits = torch.cat(
+            [
+                random_batch(6, n, seed=20_400_000 + n).bits,
+                long_chain_batch(6, n, seed=20_410_000 + n).bits,
+            ]
+        )
+        got = _in_node(spec, _pairs(bits))
+        want = run_model(wide, bits.double(), 2 * (n + 1))
+        readouts = ["".join("1" if v > 0 else "0" for v in row[::-1])
+                    for row in want.logits[0].tolist()]  # fmt: skip
+        assert [g[0] for g in got] == readouts, n
+        assert [g[1] for g in got] == want.steps.int().tolist(), n
+        gap = 0.0
+        for k, (_, _, halting) in enumerate(got):
+            page = np.array(halting, dtype=float)  # (rounds, n + 1), NaN once halted
+            lib = want.halting[: len(page), k].numpy()
+            ran = ~np.isnan(page)
+            gap = max(gap, float(np.abs(page[ran] - lib[ran]).max(initial=0.0)))
+        assert gap <= 1e-5, (n, gap)
+        assert max(max(s) for _, s, _ in got) >= 3  # rounds enough to test the signal
