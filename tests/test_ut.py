@@ -9,6 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from recur.chapters.ch4_universal_transformer import UT_SIZE
 from recur.core.tasks import random_batch
 from recur.models import attention
 from recur.models.attention import (
@@ -18,7 +19,7 @@ from recur.models.attention import (
     local_mask,
     sinusoid,
 )
-from recur.models.ut import UniversalTransformer
+from recur.models.ut import UniversalTransformer, one_round
 from recur.studies.sweeps import act_runs, tau_sweep
 from recur.training.config import TrainConfig
 from recur.training.loop import train
@@ -74,6 +75,44 @@ def test_sinusoid_follows_eqs_6_7():
     assert table[2, 0].item() == pytest.approx(math.sin(2))
     assert table[2, 1].item() == pytest.approx(math.cos(2))
     assert table[3, 2].item() == pytest.approx(math.sin(3 / 10000 ** (2 / 8)), abs=1e-6)
+
+
+@pytest.mark.parametrize("window", [None, 0, 1, 2])
+@given(n_bits=st.integers(1, 9), r=st.integers(0, 30), seed=st.integers(0, 2**16))
+@settings(max_examples=10, deadline=None)
+def test_the_round_written_out_is_the_models_round(window, n_bits, r, seed):
+    """Chapter 4's round as Eqs. 4-7 write it (``one_round``: the signal built in
+    place, the window as a mask) gives what the model's own round gives (a local
+    window computed as a band) on the same weights and the same state H^{r-1}."""
+    torch.manual_seed(seed)
+    model = UniversalTransformer(window=window, **UT_SIZE).eval()
+    state = torch.randn(3, n_bits + 1, UT_SIZE["d_model"])  # (B, n, d)
+    torch.testing.assert_close(one_round(model, state, r), model.step(state, r))
+
+
+@pytest.mark.parametrize("window", [None, 1])
+def test_the_rounds_written_out_give_the_models_readouts(window):
+    """H^0 is the embedded bits and round r (counted from 0) is ``one_round``: the
+    readouts after each round are the model's."""
+    torch.manual_seed(3)
+    model = UniversalTransformer(window=window, **UT_SIZE).eval()
+    bits = random_batch(5, 8, seed=4).bits  # (B, n, 2)
+    state, readouts = model.embed(bits), []  # H^0: (B, n, d)
+    for r in range(9):
+        state = one_round(model, state, r)  # (B, n, d): H^{r+1} in the paper's count
+        readouts.append(model.readout(state).squeeze(-1))  # (B, n)
+    torch.testing.assert_close(torch.stack(readouts), model(bits, 9).logits)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("inject", True), ("position", "relative"), ("round_signal", False),
+     ("pause", 0.25), ("position_offsets", 4)],
+)  # fmt: skip
+def test_the_round_written_out_refuses_what_later_chapters_add(option, value):
+    model = UniversalTransformer(d_model=8, n_heads=2, window=1, **{option: value})
+    with pytest.raises(ValueError, match=option):
+        one_round(model, torch.zeros(1, 3, 8), 0)
 
 
 def test_fixed_rounds_return_a_readout_per_round():

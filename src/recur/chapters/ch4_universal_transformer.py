@@ -54,7 +54,7 @@ class UTRecipe:
     def settings(self) -> dict:
         """The keyword arguments of :func:`train_ut`: ``model_options`` holds the
         options that differ from :class:`UTOptions`' defaults."""
-        base, own = UTOptions(), {"window", "act", "ponder_weight", "max_rounds"}
+        base, own = UTOptions(), {"window", "act", "ponder_weight"}
         options = {
             f.name: getattr(self.model, f.name)
             for f in fields(UTOptions)
@@ -63,7 +63,7 @@ class UTRecipe:
         }
         training = {f.name: getattr(self, f.name) for f in fields(self)}
         del training["model"]
-        model = {name: getattr(self.model, name) for name in own - {"max_rounds"}}
+        model = {name: getattr(self.model, name) for name in own}
         return model | {"model_options": options} | training
 
 
@@ -87,7 +87,6 @@ def train_ut(
     model = UniversalTransformer(
         window=window,
         act=act,
-        max_rounds=max(n_rounds, 24),
         ponder_weight=ponder_weight,
         **UT_SIZE,
         **(model_options or {}),

@@ -39,7 +39,13 @@ import torch
 from torch import nn
 
 from recur.models.act import HaltingUnit, act_loop
-from recur.models.attention import MAX_OFFSET, UTBlock, local_mask, position_table
+from recur.models.attention import (
+    MAX_OFFSET,
+    UTBlock,
+    local_mask,
+    position_table,
+    sinusoid,
+)
 from recur.models.cell import Unroll, check_bits_tensor, check_rounds
 
 
@@ -54,7 +60,6 @@ class UTOptions:
     n_heads: int = 4
     d_ff: int = 64
     window: int | None = None  # local attention: itself and this many positions below
-    max_rounds: int = 24
     act: bool = False  # ACT halting per position (Chapter 5), else fixed rounds
     act_eps: float = 0.01  # ACT halts once h_1 + ... + h_r >= 1 - act_eps
     ponder_weight: float = 0.01  # tau: the ponder cost's weight in the loss
@@ -98,7 +103,7 @@ class UniversalTransformer(nn.Module):
         options = replace(options or UTOptions(), **changes)
         self.options = options
         for name in ("position", "position_offsets", "inject", "round_signal", "floor",
-                     "window", "max_rounds", "banded", "pause", "train_rows_only",
+                     "window", "banded", "pause", "train_rows_only",
                      "act", "act_eps", "ponder_weight", "d_model"):  # fmt: skip
             setattr(self, name, getattr(options, name))
         self.offset = 0  # the shift of the position signal in the current forward pass
@@ -267,3 +272,33 @@ class UniversalTransformer(nn.Module):
             state = step(state, r)  # (B, n, d)
             logits.append(self.readout(state).squeeze(-1))  # (B, n)
         return Unroll(torch.stack(logits)[..., real], bits.new_zeros(()))  # (R, B, n)
+
+
+def one_round(model: UniversalTransformer, state: torch.Tensor, r: int) -> torch.Tensor:
+    """One round of Chapter 4's UT as Eqs. 4-7 write it: H^r from H^{r-1} (``state``,
+    (B, n, d)), with ``model``'s weights; what ``model.step(state, r)`` computes. Rounds
+    and positions count from 0: P^r here is the paper's P^{r+1} at position i + 1."""
+    _refuse_later_options(model)
+    n, d_model = state.shape[1], state.shape[2]
+    p = sinusoid(torch.arange(n), d_model)  # (n, d): position i, Eqs. 6-7
+    p = p + sinusoid(torch.tensor([r]), d_model)  # (n, d): plus round r, P^r
+    x = state + p.to(state.device)  # (B, n, d): H^{r-1} + P^r
+    unseen = local_mask(n, model.window, state.device)  # (n, n); None: sees all
+    block = model.block  # the one block that every round shares
+    mixed = block.attn(x, x, x, attn_mask=unseen, need_weights=False)[0]  # (B, n, d)
+    a = block.norm_attn(x + mixed)  # (B, n, d): A^r = LN(x + MHSA(x)), Eq. 5
+    return block.norm_out(a + block.transition(a))  # (B, n, d): H^r, Eq. 4
+
+
+def _refuse_later_options(model: UniversalTransformer) -> None:
+    """:func:`one_round` leaves out what later chapters add to the round."""
+    later = {
+        "position": model.position != "sinusoid",
+        "position_offsets": model.position_offsets != 0,
+        "inject": model.inject,
+        "round_signal": not model.round_signal,
+        "pause": model.pause != 0,
+    }
+    if any(later.values()):
+        names = ", ".join(name for name, used in later.items() if used)
+        raise ValueError(f"one_round is Chapter 4's round, without {names}")
