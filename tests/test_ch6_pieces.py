@@ -82,3 +82,16 @@ def test_the_share_carried_far_counts_positions_by_hand():
     assert share_carried_far(batch, 1) == pytest.approx(3 / 10)
     with pytest.raises(ValueError, match="at_least"):
         share_carried_far(batch, 0)
+
+
+def test_the_tau_figure_draws_the_steps_beyond_the_carry_per_seed():
+    from recur.views.plots_halting import plot_tau_sweep
+
+    table = pd.DataFrame(
+        {"seed": [0, 0, 1, 1], "tau": [0.01, 0.1] * 2, "exact": [1.0] * 4,
+         "steps beyond the carry": [2.5, 0.1, 3.0, 0.2]}
+    )  # fmt: skip
+    fig = plot_tau_sweep(table)
+    assert len(fig.axes) == 1  # no panel of exact match, which sits at 1 here
+    drawn = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
+    assert drawn["seed 0"] == [2.5, 0.1] and drawn["seed 1"] == [3.0, 0.2]

@@ -328,19 +328,14 @@ def test_exact_match_axes_are_never_zoomed():
     import pandas as pd
 
     from recur.views.plots_exact import plot_accuracy_by_round, plot_rounds_table
-    from recur.views.plots_halting import plot_tau_sweep
 
     table = pd.DataFrame(
         {"exact rule": [0.98, 0.99, 1.0], "learned": [0.97, 0.99, 1.0]},
         index=pd.RangeIndex(1, 4, name="round"),
     )
-    taus = pd.DataFrame(
-        {"seed": [0, 0], "tau": [0.01, 0.1], "exact": [0.98, 1.0], "mean steps": [2, 3]}
-    )
     figures = [
         plot_accuracy_by_round(table, 8),
         plot_rounds_table(table),
-        plot_tau_sweep(taus),
     ]
     for fig in figures:
         ax = fig.axes[0]
@@ -601,9 +596,11 @@ def test_seed_spread_draws_each_seed_and_marks_the_misses():
     table["bits"], table["halted before the carry"] = 64, 0.0
     table["halted before the carry, long chains"] = [0.0, 0.1, 0.2, 0.5]
     fig = plot_seed_spread(table)
-    top_a, top_b, low_a, _ = fig.axes
+    top_a, low_a, top_b, _ = fig.axes  # one recipe under the other
     assert top_a.get_title() == "A: 1 of 3 seeds met the bar"
     assert top_b.get_title() == "B: 1 of 1 seeds met the bar"
+    named = plot_seed_spread(table, names={"A": "ours"})
+    assert named.axes[0].get_title() == "ours: 1 of 3 seeds met the bar"
     waits = [
         line for line in top_a.lines if line.get_label().startswith("exact, long w")
     ]

@@ -174,6 +174,17 @@ def train_book_act(
     return BookRun(model, run, checks, kept, n_runs, seconds)
 
 
+def train_first_act(seed: int = 0, **overrides) -> tuple:
+    """One run of :data:`FIRST_ACT`, the first recipe, (model, run): what the page's
+    explorer shows beside the chapter's model. ``overrides`` go to :func:`train_ut`."""
+    return train_ut(**(FIRST_ACT.settings() | overrides), seed=seed)
+
+
+def simpler_settings() -> dict:
+    """The simpler procedure's numbers a page glues (:data:`TUNED_ACT`)."""
+    return {"cap": TUNED_ACT.n_rounds, "steps": TUNED_ACT.n_steps}
+
+
 def book_settings() -> dict:
     """Chapter 6's procedure in numbers a page can glue: :data:`BOOK_ACT`'s training
     settings, :func:`train_book_act`'s defaults and :class:`ActCheck`'s limits."""

@@ -10,10 +10,12 @@ import numpy as np
 import pandas as pd
 
 from recur.core.carry import wait_rounds
+from recur.core.seeds import PAGE_SUMS
 from recur.core.tasks import (
     AdditionBatch,
     long_chain_batch,
     random_batch,
+    twice_width_plus_one,
 )
 from recur.models.cell import Unroll
 from recur.models.running import run_model
@@ -270,3 +272,17 @@ def clock_words(waiting: pd.DataFrame) -> str:
     # one sentence each: together they run past the 60 words a sentence may have
     sentences = [c[0].upper() + c[1:] for c in clauses]
     return "differs from seed to seed. " + ". ".join(sentences)
+
+
+def chains_and_waits(
+    model: UniversalTransformer, n_bits: int, n_sums: int = 100, seed: int = PAGE_SUMS
+) -> dict[str, float]:
+    """Exact match on ``n_sums`` long-chain ``n_bits``-bit sums and on as many long
+    waits without a carry (:func:`act_length_table`, cap 2(n + 1) rounds): a model
+    that stops waiting and guesses "carry" gets the first right and the second
+    wrong. The sums are seeded as the page's (``seed``)."""
+    row = act_length_table(
+        model, [n_bits], n_sums, twice_width_plus_one, seed=seed,
+        long_chains=n_sums, kill_waits=True,
+    ).loc[n_bits]  # fmt: skip
+    return {"long chains": row["exact, long chains"], "waits": row[KILL_WAITS]}

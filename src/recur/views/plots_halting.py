@@ -14,7 +14,6 @@ from recur.models.act import halting_weights
 from recur.views.palette import COLORS, MARKERS
 from recur.views.style import (
     dodge,
-    exact_axis,
     finish,
     legend_below,
     player_html,
@@ -146,20 +145,20 @@ def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
 
 
 def plot_tau_sweep(table: pd.DataFrame) -> plt.Figure:
-    """Held-out exact match and mean ACT steps against the time penalty, per seed."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.4))
+    """Steps beyond the carry (the mean of N - d over positions with a carry) against
+    the time penalty, one line per seed, with 0, the fewest a local model can use."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
     seeds = list(table.groupby("seed"))
     for k, (color, (seed, runs)) in enumerate(with_colors(seeds)):
         tau = runs["tau"] * 2 ** dodge(k, len(seeds), 0.06)  # side by side, not on top
         style = {"marker": MARKERS[k % len(MARKERS)], "color": color}
-        left.semilogx(tau, runs["exact"], label=f"seed {seed}", **style)
-        right.semilogx(tau, runs["mean steps"], label=f"seed {seed}", **style)
-    exact_axis(left, "exact, fresh 8-bit sums")
-    right.set_ylabel("mean ACT steps")
-    for ax in (left, right):
-        ax.set_xlabel("time penalty τ")
-        ax.grid(alpha=0.3)
-    return legend_below(fig, right)
+        ax.semilogx(tau, runs["steps beyond the carry"], label=f"seed {seed}", **style)
+    ax.axhline(0, color="k", ls=":", lw=1, label="none beyond the carry")
+    ax.set_ylim(bottom=min(0.0, float(table["steps beyond the carry"].min())) - 0.2)
+    ax.set_xlabel("time penalty τ")
+    ax.set_ylabel("steps beyond the carry,\nfresh 8-bit sums")
+    ax.grid(alpha=0.3)
+    return legend_below(fig, ax)
 
 
 def plot_waiting_halting(

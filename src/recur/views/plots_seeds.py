@@ -22,18 +22,23 @@ EARLY = {  # column: (colour, legend)
 }
 
 
-def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
+def plot_seed_spread(
+    table: pd.DataFrame, n_bits: int = 64, names: dict[str, str] | None = None
+) -> plt.Figure:
     """One column per recipe: top, exact match on random and on long-chain
     ``n_bits``-bit sums for every seed (and, where measured, on long waits that end
     with no carry), with the bars of :data:`SUCCESS` dashed;
     bottom, the share of positions that halted before their carry could be known, in
     the random and (where measured) the long-chain sums.
-    Seeds that missed the bar (``success`` false) get a red tick label."""
+    Seeds that missed the bar (``success`` false) get a red tick label. ``names``:
+    the words a panel title gives a recipe (default: its name in the table)."""
+    names = names or {}
     recipes = list(dict.fromkeys(table["recipe"]))
-    fig, axes = plt.subplots(
-        2, len(recipes), figsize=(5 * len(recipes), 5.2), squeeze=False,
-        sharex="col", gridspec_kw={"height_ratios": [2, 1]},
-    )  # fmt: skip
+    fig, rows = plt.subplots(
+        2 * len(recipes), 1, figsize=(9, 4.6 * len(recipes)), squeeze=False,
+        sharex=True, gridspec_kw={"height_ratios": [2, 1] * len(recipes)},
+    )  # fmt: skip  # one recipe under the other: room for every seed's number
+    axes = [[row[0] for row in rows[0::2]], [row[0] for row in rows[1::2]]]
     top = table[table["bits"] == n_bits]
     early = [c for c in EARLY if c in top]  # the columns this table has
     early_max = max(top[early].max().max() * 100, 0.05)
@@ -49,7 +54,8 @@ def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
             if column in SUCCESS:
                 ax.axhline(SUCCESS[column], color=color, ls="--", lw=0.8)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_title(f"{recipe}: {ok} of {len(runs)} seeds met the bar", fontsize=10)
+        title = f"{names.get(recipe, recipe)}: {ok} of {len(runs)} seeds met the bar"
+        ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3)
         for j, column in enumerate(early):  # side by side: random, long chains
             color, label = EARLY[column]
@@ -57,11 +63,17 @@ def plot_seed_spread(table: pd.DataFrame, n_bits: int = 64) -> plt.Figure:
                     width=0.4, color=color, label=label)  # fmt: skip
         low.set_ylim(0, early_max * 1.1)
         low.set_xlabel("training seed")
-        low.set_xticks(runs.index, [str(s) for s in runs.index], rotation=90)
+        low.set_xticks(runs.index, [str(s) for s in runs.index])
+        low.tick_params(labelbottom=True)  # every recipe's panel names its seeds
         for label, good in zip(low.get_xticklabels(), runs["success"], strict=True):
             label.set_color("black" if good else PALETTE[1])
-    axes[0][0].set_ylabel(f"exact match, {n_bits}-bit sums")
-    axes[1][0].set_ylabel("halted before\nthe carry (%)")
+        ax.set_ylabel(f"exact match,\n{n_bits}-bit sums")
+        low.set_ylabel("halted before\nthe carry (%)")
     axes[0][0].legend(frameon=False, fontsize=9, loc="center left")
     axes[1][0].legend(frameon=False, fontsize=8, loc="upper left")
-    return finish(fig)
+    finish(fig)
+    for top_ax, low in zip(*axes, strict=True):  # close the gap tight_layout leaves
+        upper, lower = top_ax.get_position(), low.get_position()
+        bottom = lower.y1 + 0.01
+        top_ax.set_position([upper.x0, bottom, upper.width, upper.y1 - bottom])
+    return fig
