@@ -36,7 +36,7 @@ def plot_seed_spread(
     recipes = list(dict.fromkeys(table["recipe"]))
     fig, rows = plt.subplots(
         2 * len(recipes), 1, figsize=(9, 4.6 * len(recipes)), squeeze=False,
-        sharex=True, gridspec_kw={"height_ratios": [2, 1] * len(recipes)},
+        gridspec_kw={"height_ratios": [2, 1] * len(recipes)},
     )  # fmt: skip  # one recipe under the other: room for every seed's number
     axes = [[row[0] for row in rows[0::2]], [row[0] for row in rows[1::2]]]
     top = table[table["bits"] == n_bits]
@@ -64,7 +64,8 @@ def plot_seed_spread(
         low.set_ylim(0, early_max * 1.1)
         low.set_xlabel("training seed")
         low.set_xticks(runs.index, [str(s) for s in runs.index])
-        low.tick_params(labelbottom=True)  # every recipe's panel names its seeds
+        ax.set_xticks(runs.index, [])  # named under the lower panel
+        ax.sharex(low)  # each recipe's own seeds
         for label, good in zip(low.get_xticklabels(), runs["success"], strict=True):
             label.set_color("black" if good else PALETTE[1])
         ax.set_ylabel(f"exact match,\n{n_bits}-bit sums")
