@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recur.chapters.ch4_universal_transformer import UT_SIZE
+from recur.chapters.ch4_universal_transformer import (
+    UT_SIZE,
+    curve_words,
+    example_words,
+    full_words,
+)
 from recur.core.tasks import random_batch
 from recur.models import attention
 from recur.models.attention import (
@@ -551,3 +557,55 @@ def test_the_options_are_one_frozen_value_and_changes_are_checked():
         UniversalTransformer(base, position="learned")
     with pytest.raises(TypeError):
         UniversalTransformer(base, no_such_option=1)
+
+
+def _by_round(*shares: float) -> pd.Series:
+    return pd.Series(shares, index=range(1, len(shares) + 1))
+
+
+def test_curve_words_by_hand():
+    """Chapter 4's sentence on the local UT against the rule, from a table by hand."""
+    rule = _by_round(0.3, 0.6, 0.9, 1.0, 1.0)
+    on_it = curve_words(_by_round(0.1, 0.6, 0.8, 1.0, 0.2), rule, 4)
+    assert on_it.startswith("is below the rule's curve through round 3, by up to 20.0")
+    assert "(after round 1), and on it from round 4 to round 4: it learned" in on_it
+    assert curve_words(rule, rule, 5).startswith(
+        "is on the rule's curve in every round"
+    )
+    below = curve_words(_by_round(0.3, 0.6, 0.9, 0.95, 1.0), rule, 4)
+    assert below.startswith(
+        "stays below the rule's curve through round 4, by up to 5.0"
+    )
+    above = curve_words(_by_round(0.1, 0.7, 0.9, 1.0, 1.0), rule, 5)
+    assert above.startswith(
+        "is above the rule's curve after round 2 (70.0% against 60.0%)"
+    )
+
+
+def test_example_words_by_hand():
+    """The running example's sentences, for a rule right from round 3."""
+
+    def words(local, full):
+        first = {"exact rule": 3, "local": local, "full": full}
+        return example_words(first, "local", "full")
+
+    assert words(2, 1).startswith("The local UT is right from round 2, before the rule")
+    assert "The full-attention UT is right from round 1, before a carry" in words(2, 1)
+    assert words(3, 3).startswith("The local UT is right from round 3, like the rule")
+    assert "did not make it faster than the rule" in words(3, 3)
+    assert words(9, None).startswith("The local UT is right only from round 9")
+    assert words(None, None).endswith("still wrong on it after the last listed round.")
+
+
+def test_full_words_by_hand():
+    rule = _by_round(0.3, 0.6, 0.9, 1.0)
+    ahead = full_words(_by_round(0.5, 0.9, 0.95, 0.94), rule, 0.99, trained=3)
+    assert ahead["shows"] == "and here it shows"
+    assert ahead["exact"] == (
+        "But fast is not exact: it does not reach 99% of the sums after any of the 4 "
+        "rounds (95.0% after round 3, the last it was trained on)"
+    )
+    behind = full_words(_by_round(0.3, 0.6, 0.99, 1.0), rule, 0.99, trained=3)
+    assert behind["shows"] == "though this run does not show it"
+    assert behind["exact"].startswith("It reaches 99% of the sums after round 3 (")
+    assert behind["reach"] == "reached" and ahead["reach"] == "did not reach"

@@ -25,6 +25,7 @@ from recur.training.config import (
 )
 from recur.training.evaluate import evaluate
 from recur.training.loop import train
+from recur.views.text import percent_text
 
 UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
 ACT_TARGET = 0.99  # held-out exact match an ACT run stops at unless told otherwise
@@ -164,3 +165,111 @@ def rounds_table(models: dict, batch: AdditionBatch, n_rounds: int) -> pd.DataFr
         },
         index=pd.RangeIndex(1, n_rounds + 1, name="round"),
     )
+
+
+SAME = 1e-6  # two shares of the same sums closer than this are the same count
+
+
+def curve_words(model: pd.Series, rule: pd.Series, last: int) -> str:
+    """Where a local model's exact match after each round lies against the exact
+    rule's in rounds 1 .. ``last`` (both indexed by round), for the sentence "The local
+    UT ...": above it after some round, on it in every round, or below it and then on
+    it from some round (or never) through ``last``."""
+    model, rule = model.loc[1:last], rule.loc[1:last]
+    above = model.index[(model > rule + SAME).to_numpy()]
+    if len(above):
+        r = above[0]
+        return (
+            f"is above the rule's curve after round {r} ({percent_text(model[r])} "
+            f"against {percent_text(rule[r])}): it guessed carries that had not yet "
+            "arrived, and these sums rewarded the guesses"
+        )
+    gap = rule - model  # (rounds,): how far below the rule, >= 0
+    below = gap.index[(gap > SAME).to_numpy()]
+    if not len(below):
+        return (
+            f"is on the rule's curve in every round from 1 to {last}: it passes the "
+            "carry one position per round, as the rule does"
+        )
+    worst = gap.idxmax()
+    lag = f"{100 * gap[worst]:.1f} percentage points (after round {worst})"
+    if below[-1] == last:
+        return (
+            f"stays below the rule's curve through round {last}, by up to {lag}: it "
+            "passes the carry more slowly than the rule"
+        )
+    return (
+        f"is below the rule's curve through round {below[-1]}, by up to {lag}, and on "
+        f"it from round {below[-1] + 1} to round {last}: it learned to pass the carry "
+        "one position per round"
+    )
+
+
+def example_words(first: dict, local: str, full: str, rule: str = "exact rule") -> str:
+    """Two sentences on the running example from the first rounds of
+    :func:`recur.chapters.ch2_shared_update.first_right_round` (``None``: wrong at the
+    last listed round) of the ``local`` and ``full`` models and of the ``rule``, which
+    is right from the round that the sum's longest carry chain needs."""
+    needed = first[rule]
+    return (
+        f"{_local_example(first[local], needed)} {_full_example(first[full], needed)}"
+    )
+
+
+def _local_example(k: int | None, needed: int) -> str:
+    if k is None:
+        return "The local UT is still wrong on this sum after the last listed round."
+    if k > needed:
+        return f"The local UT is right only from round {k} of those listed: later."
+    if k == needed:
+        return (
+            f"The local UT is right from round {k}, like the rule: its carry walks one "
+            "place per round too."
+        )
+    return (
+        f"The local UT is right from round {k}, before the rule: before round "
+        f"{needed} the position that the longest carry must reach has not seen the "
+        "bit where it starts, so its answer there is a guess that a carry is coming. "
+        "This sum rewards the guess; the same bits above a kill would not."
+    )
+
+
+def _full_example(k: int | None, needed: int) -> str:
+    if k is None:
+        return "The full-attention UT is still wrong on it after the last listed round."
+    if k >= needed:
+        return (
+            f"The full-attention UT is right from round {k}: reading all the bits "
+            "below at once did not make it faster than the rule on this sum."
+        )
+    return (
+        f"The full-attention UT is right from round {k}, before a carry walking one "
+        "place per round could arrive: it reads all the bits below at once, and this "
+        "sum is one it gets right."
+    )
+
+
+def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> dict:
+    """Words for the full-attention UT's exact match after each round (``full``)
+    against the rule's (``rule``): ``early``, whether it beats the rule after rounds 2
+    and 3; ``exact``, whether it reaches ``bar`` after any round (``trained``: the
+    last round its loss read)."""
+    ahead = bool((full.loc[2:3] > rule.loc[2:3] + SAME).all())
+    reached = full.index[(full >= bar).to_numpy()]
+    last = full.index[-1]
+    if len(reached):
+        exact = f"It reaches {bar:.0%} of the sums after round {reached[0]}"
+    else:
+        exact = (
+            f"{'But fast is not exact: it' if ahead else 'It'} does not reach "
+            f"{bar:.0%} of the sums after any of the {last} rounds"
+        )
+    return {
+        "shows": "and here it shows" if ahead else "though this run does not show it",
+        "early": "was right on more sums than the rule after rounds 2 and 3"
+        if ahead
+        else "was not right on more sums than the rule after both rounds 2 and 3",
+        "exact": f"{exact} ({percent_text(full[trained])} after round {trained}, the "
+        "last it was trained on)",
+        "reach": "reached" if len(reached) else "did not reach",
+    }
