@@ -38,3 +38,93 @@ def test_the_study_table_by_hand():
     assert table.loc["live", "models"] == 5 * 20  # five trainings, twenty seeds
     assert table.loc["waiting", "training minutes"] == ""  # it records no time
     assert set(methods.commands()) == set(table.index)
+    browser = pd.read_csv(DATA / "browser_cell_seeds.csv")
+    assert table.loc["browser", "models"] == browser["attempts"].sum()
+
+
+def test_every_command_of_make_studies_is_listed():
+    """The Makefile's ``studies`` target is what reruns the studies: each of its
+    commands is a study's command here (Chapter 6's script once, with no name),
+    however many jobs it runs at once."""
+    makefile = (DATA.parents[1] / "Makefile").read_text()
+    target = makefile.split("\nstudies:")[1].split("\n\n")[0]
+
+    def plain(command: str) -> str:
+        return command.strip().replace("$(PY)", ".venv/bin/python").replace(
+            " --jobs 2", ""
+        )
+
+    lines = [plain(line) for line in target.splitlines()[1:]]
+    listed = {plain(command) for command in methods.commands().values()}
+    for line in lines:
+        assert line == plain(methods.ACT) or line in listed, line
+    assert "benchmarks/browser_train.py" in " ".join(lines)
+
+
+def test_chapter_6s_studies_are_those_its_script_runs():
+    from conftest import load_script
+
+    script = load_script("act_studies")
+    act = {s.name for s in methods.STUDIES if s.command.startswith(methods.ACT)}
+    assert act == set(script.STUDIES)
+    assert all(f"`{name}`" in methods.command_lines() for name in act)
+
+
+def test_the_browser_study_counts_each_attempt_as_a_model():
+    table = pd.DataFrame({
+        "seed": [0, 1, 2], "passed": [True, True, False],
+        "attempts": [1, 2, 3], "seconds": [60.0, 90.0, 30.0],
+    })  # fmt: skip
+    assert methods._models(table) == 6
+    assert methods.training_seconds(table) == 180.0
+
+
+def _runs(success: list[bool]) -> pd.DataFrame:
+    return pd.DataFrame({"recipe": "BOOK_ACT", "seed": range(len(success)),
+                         "bits": 8, "success": success})  # fmt: skip
+
+
+def test_rounding_counts_and_words_by_hand(tmp_path):
+    """Seeds 0-3 report: 3 and 3 met the bar, seeds 1 and 2 swapped (2 changed); the
+    choosing pair: 2 and 2, none changed."""
+    names = {study.name: study.table for study in methods.STUDIES}
+    tables = {
+        "seeds": [True, True, False, True], "seeds_every": [True, False, True, True],
+        "third_run_rows": [True, False, True], "third_run_every": [True, False, True],
+    }  # fmt: skip
+    for name, success in tables.items():
+        _runs(success).to_csv(tmp_path / names[name], index=False)
+    report, choose = methods.rounding_counts(tmp_path)
+    counted = (report["here"], report["there"], report["changed"], report["n"])
+    assert counted == (3, 3, 2, 4)
+    assert report["role"] == seeds.REPORT and choose["role"] == seeds.CHOOSE
+    assert (choose["here"], choose["there"], choose["changed"]) == (2, 2, 0)
+    assert methods.rounding_sentence(report) == (
+        "Of the 4 seeds that report (the registry's “twenty seeds”), 3 met the bar in "
+        "one rounding and 3 in the other, and 2 of them met it in one and not the "
+        "other."
+    )
+    assert "and no seed met it" in methods.rounding_sentence(choose)
+    assert "seeds that chose (the registry's “third run”)" in methods.rounding_sentence(
+        choose
+    )
+
+
+def test_seeds_shared_by_choosing_uses_and_by_both_roles_by_hand():
+    registry = (
+        seeds.Seeds("a", 0, 4, None, seeds.CHOOSE, ""),
+        seeds.Seeds("b", 3, 9, None, seeds.CHOOSE, ""),
+        seeds.Seeds("c", 20, 29, None, seeds.CHOOSE, ""),
+        seeds.Seeds("r", 2, 6, 1, seeds.REPORT, ""),
+    )
+    assert methods.shared_choosing_seeds(registry) == [("a", "b", 3, 4)]
+    assert methods.shared_choosing_words(registry) == "a and b (seeds 3 to 4)"
+    assert methods.choose_report_overlap(registry) == [2, 3, 4, 5, 6]
+
+
+def test_the_appendix_words_about_chapter_3s_test():
+    """The appendix says the injected cell's test runs four times n + 1 rounds."""
+    from recur.studies.live import FRESH_TESTS, LIVE
+
+    _, n_bits, rounds = FRESH_TESTS[LIVE[1]]
+    assert rounds == 4 * (n_bits + 1)

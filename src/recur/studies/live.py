@@ -61,6 +61,15 @@ FIRST_100_DIFFERS = (LIVE[0], LIVE[2], LIVE[3])
 
 
 WIDE_SUMS = 50  # the 1,024-bit sums each live-trained cell is tested on
+WIDE_BITS = 1024
+# The other models' fresh tests: (sums, their width in bits, rounds); PonderNet's sums
+# are long chains and its rounds a cap (2n + 2)
+FRESH_TESTS = {
+    LIVE[1]: (200, 32, 132),  # 4 (n + 1) rounds: four times the trained 33
+    LIVE[2]: (1000, 8, 9),
+    LIVE[4]: (300, 32, twice_width_plus_one(32)),
+}
+EIGHT_BIT_SUMS = 1000  # every model's "exact at 8 bits"
 UT_EXACT = 0.99  # Chapter 4's local UT: share of 8-bit sums right after 9 rounds
 PONDER_SLOPE = 0.5  # PonderNet "does not wait": fewer extra rounds per carry position
 
@@ -110,13 +119,12 @@ def _test(name: str, model, seed: int, n_sums: int, n_bits: int) -> tuple[str, f
     if name in LIVE_CELLS:
         rounds = n_bits + 1 if name == LIVE[0] else twice_width_plus_one(n_bits)
         batch, label = random_batch(n_sums, n_bits, fresh), f"exact at {n_bits} bits"
-    elif name == LIVE[1]:
-        batch, rounds, label = random_batch(200, 32, fresh), 132, "exact at 32 bits"
-    elif name == LIVE[2]:
-        batch, rounds, label = random_batch(1000, 8, fresh), 9, "exact at 8 bits"
+    elif name in (LIVE[1], LIVE[2]):
+        n_sums, n_bits, rounds = FRESH_TESTS[name]
+        batch, label = random_batch(n_sums, n_bits, fresh), f"exact at {n_bits} bits"
     else:
-        batch = long_chain_batch(300, 32, seed=fresh)
-        cap = twice_width_plus_one(32)
+        n_sums, n_bits, cap = FRESH_TESTS[name]
+        batch = long_chain_batch(n_sums, n_bits, seed=fresh)
         return "rounds per carry position", ponder_vs_distance(model, batch, cap)[1]
     return label, float(evaluate(model, batch, rounds).exact[-1])
 
@@ -128,7 +136,7 @@ TRAINED_ROUNDS = dict(zip(LIVE, (9, 9, 9, 18, 16), strict=True))
 def exact_at_8_bits(name: str, model, seed: int) -> float:
     """Exact match on 1,000 fresh random 8-bit sums after the rounds (or within the
     cap) the model was trained with: did it learn the trained width at all?"""
-    batch = random_batch(1000, 8, seed=REPORT_SUMS + seed)
+    batch = random_batch(EIGHT_BIT_SUMS, 8, seed=REPORT_SUMS + seed)
     return float(evaluate(model, batch, TRAINED_ROUNDS[name]).exact[-1])
 
 
@@ -158,8 +166,8 @@ def _live_seed_row(job: tuple) -> dict:
 
 
 def live_seed_runs(
-    seeds=tuple(range(20)), names=LIVE, n_sums: int = WIDE_SUMS, n_bits: int = 1024,
-    jobs: int = 1, first_100: bool = False, **overrides,
+    seeds=tuple(range(20)), names=LIVE, n_sums: int = WIDE_SUMS,
+    n_bits: int = WIDE_BITS, jobs: int = 1, first_100: bool = False, **overrides,
 ) -> pd.DataFrame:  # fmt: skip
     """Each of ``names`` trained as its chapter trains it (``first_100``: in one run
     that stops at the first 100% held-out, :func:`_train_first_100`), once per seed,

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from recur.studies.seed_study import models_trained
+from recur.core import seeds
+from recur.studies.seed_study import changed_outcomes, models_trained
 
 ACT = ".venv/bin/python benchmarks/act_studies.py --jobs 2"
 
@@ -56,8 +57,13 @@ STUDIES = (
           "twenty seeds"),
     Study("ch7", "ch7_length.csv", "ACT against PonderNet (Chapter 7)",
           ".venv/bin/python benchmarks/ch7_studies.py", "ACT against PonderNet"),
+    Study("browser", "browser_cell_seeds.csv",
+          "Chapter 2's cell trained in the page, in Chromium",
+          ".venv/bin/python benchmarks/browser_train.py --jobs 2",
+          "trained in the page"),
 )  # fmt: skip
-TIME_COLUMNS = ("train seconds",)  # a run's whole training, restarts included
+# a run's whole training, restarts included ("seconds": the browser study's)
+TIME_COLUMNS = ("train seconds", "seconds")
 
 
 def training_seconds(table: pd.DataFrame) -> float | None:
@@ -91,9 +97,82 @@ def _models(table: pd.DataFrame) -> int:
         return int(table.groupby(["model", "seed"]).ngroups)
     if "method" in table:  # Chapter 7: one row per method, seed and width
         return int(table.groupby(["method", "seed"]).ngroups)
+    if "attempts" in table:  # the browser study: one row per seed, its runs counted
+        return int(table["attempts"].sum())
     return models_trained(table)
 
 
 def commands() -> dict:
     """The command that reruns each study, by study name."""
     return {study.name: study.command for study in STUDIES}
+
+
+def command_lines() -> str:
+    """The commands that rerun the studies, as a Markdown list: Chapter 6's studies
+    share one command and differ by the name the table gives them."""
+    act = [study.name for study in STUDIES if study.command.startswith(ACT)]
+    lines = [f"- `{ACT} NAME`, NAME one of " + ", ".join(f"`{n}`" for n in act)]
+    lines += [f"- `{s.command}`: `{s.name}`" for s in STUDIES if s.name not in act]
+    return "\n".join(lines)
+
+
+# Studies that trained the same seeds twice, once in each rounding (Chapter 6)
+ROUNDING_PAIRS = (("seeds", "seeds_every"), ("third_run_rows", "third_run_every"))
+
+
+def rounding_counts(data: Path, recipe: str = "BOOK_ACT") -> list[dict]:
+    """For each pair of :data:`ROUNDING_PAIRS`: its seeds' registry entry and role,
+    and :func:`recur.studies.seed_study.changed_outcomes` of the two tables."""
+    tables = {study.name: study for study in STUDIES}
+    counts = []
+    for first, second in ROUNDING_PAIRS:
+        entry = seeds.by_name(tables[first].seeds)
+        both = [pd.read_csv(data / tables[name].table) for name in (first, second)]
+        changed = changed_outcomes(*both, recipe)
+        counts.append(changed | {"use": entry.name, "role": entry.role})
+    return counts
+
+
+def rounding_sentence(counts: dict) -> str:
+    """A sentence for the methods appendix from one entry of :func:`rounding_counts`:
+    how many of its seeds met the bar in each rounding and how many changed outcome."""
+    did = "report" if counts["role"] == seeds.REPORT else "chose"
+    moved = "no seed" if counts["changed"] == 0 else f"{counts['changed']} of them"
+    n, use, here, there = (counts[k] for k in ("n", "use", "here", "there"))
+    return (
+        f"Of the {n} seeds that {did} (the registry's “{use}”), {here} met the bar in "
+        f"one rounding and {there} in the other, and {moved} met it in one and not "
+        "the other."
+    )
+
+
+def shared_choosing_seeds(studies=seeds.STUDIES) -> list[tuple]:
+    """Pairs of choosing uses of the registry that share training seeds: (first name,
+    second name, lowest shared seed, highest)."""
+    choosing = [s for s in studies if s.role == seeds.CHOOSE]
+    shared = []
+    for k, one in enumerate(choosing):
+        for other in choosing[k + 1 :]:
+            both = sorted(set(one.seeds) & set(other.seeds))
+            if both:
+                shared.append((one.name, other.name, both[0], both[-1]))
+    return shared
+
+
+def shared_choosing_words(studies=seeds.STUDIES) -> str:
+    """:func:`shared_choosing_seeds` as words: "first recipe and recipe pieces (seeds
+    0 to 2)", joined by semicolons; "" when no two share seeds."""
+    return "; ".join(
+        f"{one} and {other} (seeds {low} to {high})"
+        for one, other, low, high in shared_choosing_seeds(studies)
+    )
+
+
+def choose_report_overlap(studies=seeds.STUDIES) -> list[int]:
+    """The training seeds that a choosing use and a reporting use of the registry
+    both train from (each pair allowed by :data:`recur.core.seeds.OVERLAPS`)."""
+    shared = set()
+    for chose in (s for s in studies if s.role == seeds.CHOOSE):
+        for told in (s for s in studies if s.role == seeds.REPORT):
+            shared |= set(chose.seeds) & set(told.seeds)
+    return sorted(shared)
