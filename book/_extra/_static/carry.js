@@ -116,7 +116,7 @@ function roundTable(trace, r, colors, cell) {
     ["carry in", carriesHigh],
     ["readout", String(trace.carries[r][n]) + readout(trace, r)],
   ];
-  let head = "<tr><th></th><th style='font-size:70%'>out</th>";
+  let head = "<tr><td></td><th style='font-size:70%'>out</th>";
   for (let i = n - 1; i >= 0; i--) head += `<th style='font-size:70%'>${i}</th>`;
   let body = "";
   for (const [name, text] of rows) {
