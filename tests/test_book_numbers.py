@@ -183,6 +183,30 @@ def test_iterations_by_chain_counts_the_rule_by_hand():
     assert table["converged"].all() and (table["exact"] == 1.0).all()
 
 
+@pytest.mark.parametrize("a, b", [("0111", "0001"), ("01111111", "00000001"),
+                                  ("10110100", "01101101"), ("0", "0")])
+def test_the_solver_walk_is_the_rule_round_by_round(a, b):
+    """Chapter 7's explorer, on a DEQ whose update is the carry rule: after k
+    iterations the readout is Chapter 1's rule after k rounds (carry out first), and
+    the state moves in every iteration up to the longest chain and not after it. A
+    walk that read the state before the update, or reported the fixed point at every
+    iteration, differs."""
+    from recur.chapters.ch7_fixed_points import solver_walk
+    from recur.core.carry import parallel_add
+
+    n_iter = 12
+    walk = solver_walk(_rule_deq(), a, b, n_iter)
+    rule = parallel_add(a, b, n_rounds=n_iter)
+    for k in range(1, n_iter + 1):
+        assert walk.loc[k, "readout"] == str(rule.carry_out(k)) + rule.readout(k), k
+    chain = parallel_add(a, b).rounds_to_settle
+    assert walk.loc[1, "change"] == pytest.approx(1.0) or a == b == "0"
+    assert (walk.loc[: max(chain, 1), "change"] > 0).all() or a == b == "0"
+    assert (walk.loc[chain + 1 :, "change"] == 0).all()
+    with pytest.raises(ValueError, match="n_rounds"):
+        solver_walk(_rule_deq(), a, b, 0)
+
+
 def test_by_width_keeps_the_two_models_apart():
     from recur.chapters.ch7_fixed_points import by_width
 

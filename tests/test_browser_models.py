@@ -248,6 +248,61 @@ def test_a_model_explorer_says_what_the_library_says(
     assert not page.errors, page.errors
 
 
+def _drag(explorer, k: int) -> None:
+    """Move the explorer's slider to ``k`` as a reader's drag does (an input event)."""
+    explorer.locator(".explore-round").evaluate(
+        "(slider, k) => { slider.value = k; "
+        "slider.dispatchEvent(new Event('input')); }",
+        k,
+    )
+
+
+def test_the_deq_slider_walks_the_iterations_as_the_library_does(page, site):
+    """Chapter 7's explorer, dragged through every iteration of a sum with one long
+    chain and of a random one: after iteration k the page shows the library's readout
+    after k iterations (:func:`solver_walk`), the exact rule after k rounds, and how
+    much the state moved in that iteration, within float32 rounding of the library.
+    The slider ends at the solver's last iteration, where the change first falls below
+    the tolerance. A page that drew the fixed point at every iteration, or the change
+    of another iteration, differs."""
+    from recur.chapters.ch7_fixed_points import solver_walk
+    from recur.core.carry import parallel_add
+
+    model = model_from_spec(_spec("ch7_deq"))
+    page.goto(f"{site}/book/07_fixed_points.html", wait_until="load")
+    explorer = page.locator(".deq-explorer").first
+    explorer.locator(".explore-message").wait_for()
+    rng = np.random.default_rng(20_300_000)
+    chain = ("0" + "1" * 22 + "1", "0" + "0" * 22 + "1")  # one chain of 23 positions
+    random_pair = tuple("".join(rng.choice(["0", "1"], 24)) for _ in range(2))
+    for a, b in [chain, random_pair]:
+        _typed(explorer, a, b)
+        run_model(model, _batch(a, b), 2 * (len(a) + 1))
+        n_iter = model.last_solve.n_iter
+        walk = solver_walk(model, a, b, n_iter)
+        rule = parallel_add(a, b, n_rounds=n_iter)
+        assert explorer.locator(".explore-round").get_attribute("max") == str(n_iter)
+        assert walk["change"].iloc[-1] < model.tol <= walk["change"].iloc[:-1].min()
+        for k in range(1, n_iter + 1):
+            _drag(explorer, k)
+            rows = explorer.locator(".explore-view tr td").all_inner_texts()
+            shown = [text.replace("\n", "") for text in rows]
+            settled = min(k, rule.n_rounds)
+            want_rule = str(rule.carry_out(settled)) + rule.readout(settled)
+            assert shown[:2] == [want_rule, walk.loc[k, "readout"]], (a, k)
+            shown_change = explorer.locator(".deq-change")
+            change = float(shown_change.get_attribute("title"))
+            assert change == pytest.approx(walk.loc[k, "change"], rel=1e-3, abs=1e-6)
+            assert shown_change.inner_text() == explorers._change_text(change)
+    assert not page.errors, page.errors
+
+
+def _batch(a: str, b: str) -> torch.Tensor:
+    from recur.core.tasks import batch_from_strings
+
+    return batch_from_strings([(a, b)]).bits
+
+
 def _never_settling(name: str) -> torch.nn.Module:
     """The page's model with its stopping rule switched off: ACT's halting bias at
     -30 (h is about 1e-13, so no position halts before the cap), or the DEQ's

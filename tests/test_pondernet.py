@@ -199,3 +199,23 @@ def test_comparison_words_follow_the_numbers():
     assert comparison_words(values) == {"x_64": "fewer", "lc_64": "more", "rate": 0.5}
     values["ACT_lc_64"] = 0.9
     assert comparison_words(values)["lc_64"] == "as many"
+
+
+def test_the_settings_the_chapter_states_are_the_ones_that_train_and_measure():
+    """Chapter 7 glues ``ponder_settings``: they must be what ``train_ponder`` and the
+    study script use, and PonderNet's training has no runs without a carry while
+    Chapter 6's procedure has them (the chapter says so)."""
+    import inspect
+
+    from conftest import load_script
+    from recur.chapters.ch7_pondernet import ponder_settings, train_ponder
+
+    said = ponder_settings()
+    defaults = inspect.signature(train_ponder).parameters
+    assert (defaults["lambda_p"].default, defaults["beta"].default) == (0.2, 0.01)
+    assert (said["lambda_p"], said["beta"], said["prior_untruncated"]) == (0.2, 0.01, 5)
+    assert (said["cap"], said["steps"]) == (16, 1200)
+    assert (said["kill_share"], said["act_kill_share"]) == (0.0, 0.5)
+    study = inspect.signature(load_script("ch7_studies").run).parameters
+    ran = (study["n_sums"].default, study["long_chains"].default)
+    assert ran == (said["random"], said["chains"]) == (500, 200)

@@ -210,30 +210,41 @@ function mountActExplorer(root, spec) {
 }
 
 // recur.views.explorers.deq_explorer in the page: Chapter 7's DEQ cell iterates from zeros
-// until its state stops moving (cap 2 (n + 1)); the readout at that fixed point.
+// until its state stops moving (cap 2 (n + 1)); the readout at that fixed point, and a
+// slider through the iterations: the readout after each beside the exact rule after as
+// many rounds (the carry walking) and how much the state moved in it (the settling).
 function mountDeqExplorer(root, spec) {
   const colors = JSON.parse(root.dataset.colors);
   const ui = explorerParts(root);
-  root.querySelector(".explore-slider").style.display = "none"; // one answer, no rounds
-  let fixed = "";
-  let truth = "";
+  root.querySelector(".explore-slider").firstChild.textContent = "iteration ";
+  let shown = null;
   const run = (pair) =>
     window.OneMoreRound.deqReadout(spec, pair.a, pair.b, 2 * (pair.a.length + 1));
   const describe = (pair, out) => {
     const rule = parallelAdd(pair.a, pair.b);
     const span = longestChainSpan(rule);
-    truth = trueSum(rule);
-    fixed = msbFirst(out.readout);
+    const truth = trueSum(rule);
+    shown = { out, rule, truth, tol: spec.options.tol };
+    const fixed = msbFirst(out.readout);
     const wrong = [...fixed].filter((ch, k) => ch !== truth[k]).length;
     const cap = 2 * (pair.a.length + 1);
-    return { nRounds: 0, note: `The solver stopped after ${out.nIter} iterations ` +
+    return { nRounds: out.nIter, note: `The solver stopped after ${out.nIter} iterations ` +
       (out.converged ? "(the state had settled)" : `(the cap, ${cap}: it had not settled)`) +
       `; the longest carry chain is ${span ? span[1] - span[0] : 0}; the readout at the ` +
       `fixed point ${wrong ? `has ${wrong} wrong bits` : "is the true sum"}` };
   };
-  const draw = () => {
-    ui.view.innerHTML = "<table>" + bitRow("fixed point", fixed, truth, colors) +
-      bitRow("true sum", truth, truth, colors) + "</table>";
+  const draw = (k) => {
+    const { out, rule, truth, tol } = shown;
+    const settled = Math.min(k, rule.carries.length - 1);
+    const ruleText = String(rule.carries[settled][rule.a.length]) + readout(rule, settled);
+    ui.roundValue.textContent = `${k} of ${out.nIter}`;
+    ui.view.innerHTML = "<table>" + bitRow(`exact rule, round ${k}`, ruleText, truth, colors) +
+      bitRow(`DEQ, iteration ${k}`, msbFirst(out.rounds[k - 1]), truth, colors) +
+      bitRow("true sum", truth, truth, colors) + "</table>" +
+      `<p>In iteration ${k} the state moved by <span class="deq-change" ` +
+      `title="${out.changes[k - 1]}">${out.changes[k - 1].toExponential(1)}</span> of its size; the solver stops once ` +
+      `that is below ${tol}. <span style="background:${colors.wrong}">&nbsp;&nbsp;&nbsp;</span>` +
+      " differs from the true sum</p>";
   };
   runExplorer(root, ui, run, describe, draw);
 }

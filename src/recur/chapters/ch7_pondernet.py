@@ -19,6 +19,8 @@ from recur.views.text import more_word
 # bit, pauses while training, a cap of 16 rounds, a quarter of long chains, 1,200 steps
 # at lr 0.003 falling to 0 on a cosine) with PonderNet's halting rule in place of ACT.
 # Left out, because they belong to ACT: the halting noise and train_book_act's check.
+# Also left out: the long training runs that end with no carry (BOOK_ACT's
+# chain_kill_share; here 0), so a long wait may promise a carry (Chapter 7 says so).
 PONDER_MODEL = UTOptions(
     window=1,
     inject=True,
@@ -40,8 +42,19 @@ PONDER_TRAINING = {
 }
 
 
+# PonderNet's own settings: the prior's lambda_p and the weight beta of its KL term
+# (beta is the paper's value for parity).
+PONDER_SETTINGS = {"lambda_p": 0.2, "beta": 0.01}
+
+# Chapter 7's study (benchmarks/ch7_studies.py): fresh test sums per width.
+STUDY_SUMS = {"random": 500, "long chains": 200}
+
+
 def train_ponder(
-    seed: int = 0, lambda_p: float = 0.2, beta: float = 0.01, **overrides
+    seed: int = 0,
+    lambda_p: float = PONDER_SETTINGS["lambda_p"],
+    beta: float = PONDER_SETTINGS["beta"],
+    **overrides,
 ) -> tuple[PonderUT, TrainResult]:
     """Train :class:`PonderUT` on sums of at most 8 bits; ``overrides`` go to
     :class:`TrainConfig`."""
@@ -59,6 +72,25 @@ SUMMARY_HEADERS = {
     "mean steps": "mean steps, mean of seeds",
     "steps beyond the carry": "steps beyond the carry, mean of seeds",
 }
+
+
+def ponder_settings() -> dict:
+    """The settings Chapter 7's prose states, read from the code: lambda_p, beta, the
+    cap of rounds, the steps, the sums per width of the study, the share of long
+    training runs with no carry (PonderNet's, and Chapter 6's procedure's) and the
+    mean 1 / lambda_p of the untruncated prior."""
+    from recur.chapters.ch6_act_ut import BOOK_ACT
+
+    kill = TrainConfig(**PONDER_TRAINING).chain_kill_share
+    return PONDER_SETTINGS | {
+        "cap": PONDER_TRAINING["n_rounds"],
+        "steps": PONDER_TRAINING["n_steps"],
+        "random": STUDY_SUMS["random"],
+        "chains": STUDY_SUMS["long chains"],
+        "kill_share": kill,
+        "act_kill_share": BOOK_ACT.chain_kill_share,
+        "prior_untruncated": 1 / PONDER_SETTINGS["lambda_p"],
+    }
 
 
 def study_summary(length: pd.DataFrame) -> pd.DataFrame:

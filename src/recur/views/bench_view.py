@@ -185,7 +185,10 @@ def _thousands(part: str) -> str:
 
 def value_text(value: float, unit: str) -> tuple[str, str]:
     """``(value, unit)`` for a reader: shares as per cent (the book's rule), seconds
-    under 0.1 as milliseconds, everything else to two or three significant figures."""
+    under 0.1 as milliseconds, everything else to two or three significant figures.
+    A seed range in the unit ("of 10 seeds (300-309)") is left out: the page names
+    the registry's study instead (:mod:`recur.core.seeds`)."""
+    unit = re.sub(r"\s*\(\d+\s*[-–]\s*\d+\)", "", unit)
     if unit.startswith("fraction"):
         return percent_text(value), unit.removeprefix("fraction").strip(", ") or "share"
     if unit == "s" and abs(value) < 0.1:
