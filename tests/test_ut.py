@@ -608,4 +608,6 @@ def test_full_words_by_hand():
     behind = full_words(_by_round(0.3, 0.6, 0.99, 1.0), rule, 0.99, trained=3)
     assert behind["shows"] == "though this run does not show it"
     assert behind["exact"].startswith("It reaches 99% of the sums after round 3 (")
-    assert behind["reach"] == "reached" and ahead["reach"] == "did not reach"
+    assert behind["reach"] == "reached 99% of the sums after round 3"
+    assert ahead["reach"] == "did not reach 99% of the sums after any round"
+    assert behind["early"].startswith("was not right on more sums than the rule")

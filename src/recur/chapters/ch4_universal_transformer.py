@@ -230,7 +230,8 @@ def _local_example(k: int | None, needed: int) -> str:
         f"The local UT is right from round {k}, before the rule: before round "
         f"{needed} the position that the longest carry must reach has not seen the "
         "bit where it starts, so its answer there is a guess that a carry is coming. "
-        "This sum rewards the guess; the same bits above a kill would not."
+        "This sum rewards the guess; the same propagating bits above a kill would "
+        "not."
     )
 
 
@@ -252,8 +253,9 @@ def _full_example(k: int | None, needed: int) -> str:
 def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> dict:
     """Words for the full-attention UT's exact match after each round (``full``)
     against the rule's (``rule``): ``early``, whether it beats the rule after rounds 2
-    and 3; ``exact``, whether it reaches ``bar`` after any round (``trained``: the
-    last round its loss read)."""
+    and 3 (``shows`` and ``early``); whether it reaches ``bar`` after any round
+    (``exact``, with its share after round ``trained``, the last its loss read, and
+    ``reach``)."""
     ahead = bool((full.loc[2:3] > rule.loc[2:3] + SAME).all())
     reached = full.index[(full >= bar).to_numpy()]
     last = full.index[-1]
@@ -271,5 +273,7 @@ def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> di
         else "was not right on more sums than the rule after both rounds 2 and 3",
         "exact": f"{exact} ({percent_text(full[trained])} after round {trained}, the "
         "last it was trained on)",
-        "reach": "reached" if len(reached) else "did not reach",
+        "reach": f"reached {bar:.0%} of the sums after round {reached[0]}"
+        if len(reached)
+        else f"did not reach {bar:.0%} of the sums after any round",
     }
