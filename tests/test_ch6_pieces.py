@@ -95,3 +95,17 @@ def test_the_tau_figure_draws_the_steps_beyond_the_carry_per_seed():
     assert len(fig.axes) == 1  # no panel of exact match, which sits at 1 here
     drawn = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
     assert drawn["seed 0"] == [2.5, 0.1] and drawn["seed 1"] == [3.0, 0.2]
+
+
+def test_the_long_chain_words_say_no_more_than_the_runs():
+    from recur.chapters.ch6_measures import long_chain_words
+
+    assert long_chain_words(2, 1, 3).endswith(
+        "so few runs cannot tell the two apart, and the quarter rests on the argument."
+    )
+    assert long_chain_words(1, 1, 3).endswith("rests on the argument.")
+    assert long_chain_words(0, 3, 3).endswith("the long chains helped.")
+    assert long_chain_words(3, 1, 3).endswith("the long chains did not help.")
+    assert long_chain_words(2, 1, 3).startswith(
+        "trained on random sums only, 2 of 3 runs met the chapter's bar, against 1 of 3"
+    )

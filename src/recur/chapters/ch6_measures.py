@@ -286,3 +286,21 @@ def chains_and_waits(
         long_chains=n_sums, kill_waits=True,
     ).loc[n_bits]  # fmt: skip
     return {"long chains": row["exact, long chains"], "waits": row[KILL_WAITS]}
+
+
+def long_chain_words(alone: int, with_chains: int, runs: int) -> str:
+    """What a study of a few runs says of long chains in training, for a page: runs
+    that met the bar trained on random sums only (``alone``) and with a share of long
+    chains (``with_chains``), of ``runs`` each; a difference of one run is no
+    evidence either way."""
+    said = (
+        f"trained on random sums only, {alone} of {runs} runs met the chapter's bar, "
+        f"against {with_chains} of {runs} with the long chains: "
+    )
+    if abs(alone - with_chains) <= 1:
+        return said + (
+            "so few runs cannot tell the two apart, and the quarter rests on "
+            "the argument."
+        )
+    return said + ("the long chains helped." if with_chains > alone else
+                   "the long chains did not help.")  # fmt: skip
