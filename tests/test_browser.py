@@ -199,17 +199,32 @@ def test_search_snippets_show_no_raw_tex(page, site):
 AXE = ROOT / ".venv" / "npm" / "node_modules" / "axe-core" / "axe.min.js"  # make test
 
 
+# What a new user's tools check: axe-core's WCAG 2.0 and 2.1 rules at levels A and AA,
+# and its best-practice rules (headings in order, every piece of content in a landmark,
+# landmarks with distinct names, tables' headers with text).
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+# Best-practice rules the book does not follow, each with the reason. None today: the
+# theme's gaps are mended by access.js, the notebooks' outputs by offline_page.py.
+AXE_ALLOWED: dict[str, str] = {}
+
+
 def _axe_violations(page) -> list:
-    """axe-core's WCAG 2 A and AA rules on the open page: each rule broken, with its
-    impact and how many elements break it."""
+    """axe-core's rules (AXE_TAGS) on the open page: each rule broken, with its impact
+    and how many elements break it, less the allowed ones (AXE_ALLOWED)."""
     if not AXE.exists():
         if os.environ.get("CI"):
             pytest.fail(f"axe-core is not installed at {AXE} (make test installs it)")
         pytest.skip("axe-core is not installed (make test installs it)")
-    page.add_script_tag(path=str(AXE))
-    rules = "{runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}"
-    result = page.evaluate(f"() => axe.run(document, {rules})")
-    return [(v["id"], v["impact"], len(v["nodes"])) for v in result["violations"]]
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})", AXE_TAGS
+    )
+    return [
+        (v["id"], v["impact"], len(v["nodes"]))
+        for v in result["violations"]
+        if v["id"] not in AXE_ALLOWED
+    ]
 
 
 def test_the_accessibility_check_sees_a_nameless_slider(page, site):
@@ -219,6 +234,27 @@ def test_the_accessibility_check_sees_a_nameless_slider(page, site):
         ".forEach(e => e.removeAttribute('aria-label'))"
     )
     assert any(rule == "label" for rule, _, _ in _axe_violations(page))
+
+
+def test_the_accessibility_check_sees_wcag21_and_the_phone(page, site):
+    """The check reads the WCAG 2.1 rules (a button named "Search" that shows
+    "Search Ctrl+K": label in name) and, at 420 px, a table that scrolls sideways but
+    takes no keyboard focus; and the book's own pages give neither."""
+    open_page(page, site, "book/02_shared_update.html")
+    page.evaluate(
+        "() => document.querySelector('.search-button-field')"
+        ".setAttribute('aria-label', 'Search')"
+    )
+    assert any(r == "label-content-name-mismatch" for r, _, _ in _axe_violations(page))
+    page.set_viewport_size({"width": 420, "height": 900})
+    open_page(page, site, "book/02_shared_update.html")
+    scrolling = "article div.cell_output table[tabindex]"
+    assert page.locator(scrolling).count(), "no table scrolls sideways at 420 px"
+    page.evaluate(
+        f"() => document.querySelectorAll('{scrolling}')"
+        ".forEach(e => e.removeAttribute('tabindex'))"
+    )
+    assert any(r == "scrollable-region-focusable" for r, _, _ in _axe_violations(page))
 
 
 # The checks of one page as a reader sees it, each on the page loaded once at its width.
@@ -304,6 +340,24 @@ def _one_search_field(page, name) -> list[str]:
     return [f"{shown} search fields in sight"] if shown != 1 else []
 
 
+def _figures_keep_their_shape(page, name) -> list[str]:
+    """Every image shown (figures and the players' frames) keeps its own shape: its
+    width over its height on the page within 2% of its pixels' (an inline height
+    kept while the column narrows the width squashes a figure sideways)."""
+    shapes = page.eval_on_selector_all(
+        "article img",
+        """els => els.map(e => [e.getAttribute('src').slice(-20),
+            e.naturalWidth / e.naturalHeight, e.getBoundingClientRect()])
+            .filter(([, own, box]) => own && box.width && box.height)
+            .map(([src, own, box]) => [src, own, box.width / box.height])""",
+    )
+    return [
+        f"{src} shown at width/height {shown:.2f}, its image {own:.2f}"
+        for src, own, shown in shapes
+        if abs(shown / own - 1) > 0.02
+    ]
+
+
 def _passes_the_accessibility_check(page, name) -> list[str]:
     return [f"axe: {v}" for v in _axe_violations(page)]
 
@@ -315,6 +369,7 @@ DESKTOP = (
     _every_figure_opens_at_full_size,
     _display_maths_fits,
     _one_search_field,
+    _figures_keep_their_shape,
     _passes_the_accessibility_check,  # last: it adds axe-core's script to the page
 )
 
@@ -349,7 +404,13 @@ def _phone_screenshot(page, name) -> list[str]:
     return []
 
 
-PHONE = (_nothing_widens_the_page, _figures_stay_legible, _phone_screenshot)
+PHONE = (
+    _nothing_widens_the_page,
+    _figures_stay_legible,
+    _figures_keep_their_shape,
+    _phone_screenshot,
+    _passes_the_accessibility_check,  # last: it adds axe-core's script to the page
+)
 
 
 def _run_checks(page, name, checks) -> None:
@@ -360,16 +421,17 @@ def _run_checks(page, name, checks) -> None:
 @pytest.mark.parametrize("name", PAGES)
 def test_a_page_at_desktop_width(page, site, name):
     """Loaded once at 1280 px: no error or traceback, every figure loaded with alt
-    text and a full-size link, maths typeset and no wider than the column, no field
-    that takes typing nothing reads, one search field in sight, the accessibility
-    check passed."""
+    text and a full-size link and at its own shape, maths typeset and no wider than
+    the column, no field that takes typing nothing reads, one search field in sight,
+    the accessibility check passed."""
     open_page(page, site, name)
     _run_checks(page, name, DESKTOP)
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_a_page_on_a_phone(page, site, name):
-    """Loaded once at 420 px: nothing widens the page, figures stay legible."""
+    """Loaded once at 420 px: nothing widens the page, figures stay legible and at
+    their own shape, the accessibility check passed."""
     page.set_viewport_size({"width": 420, "height": 900})
     open_page(page, site, name)
     _run_checks(page, name, PHONE)
@@ -377,7 +439,8 @@ def test_a_page_on_a_phone(page, site, name):
 
 def test_each_check_of_a_page_can_fail(page, site):
     """A broken page goes red in the combined tests: an image without alt text, an
-    inert field, a second search field, a page too wide on a phone."""
+    inert field, a second search field, a figure squashed sideways at 1280 and 420 px,
+    a page too wide on a phone."""
     open_page(page, site, "book/05_act.html")
     page.evaluate(
         """() => {
@@ -390,11 +453,18 @@ def test_each_check_of_a_page_can_fail(page, site):
         article.append(wide);
         const search = document.querySelector('.search-button-field');
         article.prepend(search.cloneNode(true));
+        // the squashed figure: an inline height that outranks the book's style sheet,
+        // beside an inline width that the column (or a phone's minimum) overrides
+        const figure = article.querySelector('img:not([id^=_anim_img])');
+        figure.style.setProperty('width', '2000px');
+        figure.style.setProperty('height', '329px', 'important');
         }"""
     )
     found = {check.__name__: check(page, "planted") for check in DESKTOP[:3]}
     assert any("no alt text" in w for w in found["_no_errors_and_loaded_figures"])
     assert found["_no_field_takes_typing_that_nothing_reads"]
     assert _one_search_field(page, "planted") == ["2 search fields in sight"]
+    assert len(_figures_keep_their_shape(page, "planted")) == 1
     page.set_viewport_size({"width": 420, "height": 900})
     assert _nothing_widens_the_page(page, "planted")
+    assert len(_figures_keep_their_shape(page, "planted")) == 1
