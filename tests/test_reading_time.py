@@ -33,7 +33,8 @@ def _chapter(prose: int, code: int, hidden: int, output: int) -> nbformat.Notebo
     """A notebook with ``prose`` words of Markdown, a visible code cell of ``code``
     words, a hide-input cell of ``hidden`` words and a printed output of ``output``."""
     shown = nbformat.v4.new_code_cell(f"# {words(code - 1)}")
-    shown.outputs = [nbformat.v4.new_output("stream", name="stdout", text=words(output))]
+    printed = nbformat.v4.new_output("stream", name="stdout", text=words(output))
+    shown.outputs = [printed]
     hidden_cell = nbformat.v4.new_code_cell(f"# {words(hidden - 1)}")
     hidden_cell.metadata["tags"] = ["hide-input"]
     notebook = nbformat.v4.new_notebook(cells=[

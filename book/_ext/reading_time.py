@@ -47,7 +47,8 @@ def visible_words(doctree: nodes.Node) -> int:
 
 
 def minutes(words: int, per_minute: int = WORDS_PER_MINUTE) -> int:
-    """``words`` at ``per_minute``, rounded up to a multiple of 5 minutes, at least 5."""
+    """``words`` at ``per_minute``, rounded up to a multiple of 5 minutes; at
+    least 5."""
     if words < 0 or per_minute <= 0:
         raise ValueError(f"need words >= 0 and per_minute > 0: {words}, {per_minute}")
     return max(5, 5 * math.ceil(words / (5 * per_minute)))
