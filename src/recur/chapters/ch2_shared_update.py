@@ -229,3 +229,80 @@ def first_right_table(runs: list[ChainExperiment]) -> pd.DataFrame:
     table = pd.DataFrame(rows, index=pd.Index(lengths, name="longest chain")).T
     table.index.name = "first round with all sums right"
     return table
+
+
+def rounds_behind_rule(run: ChainExperiment) -> np.ndarray:
+    """For each chain length of ``run``, the first round with every sum right minus
+    the rounds the exact rule needs (at least 1): negative where the cell is ahead of
+    the rule. A chain length that never had every sum right raises."""
+    first = np.asarray(run.first_right)  # (L,)
+    if (first < 1).any():
+        raise ValueError("some chain length never had every sum right")
+    return first - np.maximum(run.chain_lengths, 1)  # (L,)
+
+
+def chain_seed_words(run: ChainExperiment, label: str) -> str:
+    """What one cell of the chain experiment does beside the exact rule, as sentences
+    for the page derived from its first-right rounds: when it waits for every carry,
+    how many rounds behind the rule; when it is ahead on some chains, which, with the
+    default it must then assume (a sum right before its carry can have arrived is a
+    guess), and where it is behind."""
+    lengths, first = list(run.chain_lengths), np.asarray(run.first_right)  # (L,)
+    if (first < 1).any():
+        missed = [lengths[k] for k in np.flatnonzero(first < 1)]
+        return f"{label} never had every sum right for chains of {_listed(missed)}."
+    behind = rounds_behind_rule(run)  # (L,)
+    if (behind >= 0).all():
+        return f"{label} waits for the carry, as the rule does, {_lag(behind)}."
+    ahead = np.flatnonzero(behind < 0)  # indices of chain lengths
+    longest = max(ahead, key=lambda k: lengths[k])
+    early, rounds = _listed([lengths[k] for k in ahead]), int(first[longest])
+    words = (
+        f"{label} is ahead of the rule on chains of {early}: every sum whose longest "
+        f"chain is {lengths[longest]} is right after {rounds} "
+        f"round{'s' * (rounds != 1)}, before the carry can have arrived. So a "
+        "propagating position must assume that a carry is coming until a kill below "
+        "it says otherwise."
+    )
+    late = [lengths[k] for k in np.flatnonzero(behind > 0)]
+    if late:
+        words += f" It is behind the rule on chains of {_listed(late)}."
+    return words
+
+
+def _lag(behind: np.ndarray) -> str:
+    """Rounds behind the rule, none of them negative, as words."""
+    low, high = int(behind.min()), int(behind.max())
+    if high == 0:
+        return "right in the same round as the rule on every chain length"
+    count = "at most " if low == 0 else ("" if low == high else f"{low} to ")
+    return f"{count}{high} round{'s' * (high != 1)} behind it"
+
+
+def _listed(numbers: list[int]) -> str:
+    """A list of numbers as words: "8", "8 and 16", "1, 2 and 4"."""
+    texts = [f"{n}" for n in numbers]
+    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
+
+
+def added_every_sum(table: pd.DataFrame, name: str) -> int:
+    """From a table of :func:`recur.studies.live.live_seed_runs`, how many of the
+    seeds of ``name`` gave a model that added every test sum, whether or not its
+    training reached 100% held-out (the table's ``success`` asks both)."""
+    runs = table[table["model"] == name]
+    if runs.empty:
+        raise ValueError(f"no runs of {name!r} in the table")
+    return int((runs["value"] == 1.0).sum())
+
+
+def live_seed_values(table: pd.DataFrame, name: str) -> dict:
+    """For the page, ``name``'s runs in a table of the live studies: the counts of
+    :func:`recur.studies.live.live_counts`, how many added every test sum
+    (:func:`added_every_sum`, ``added``) and whether the count of runs that did both
+    meets the book's bar (``verdict``)."""
+    # imported here: recur.studies.live trains with this module's train_variant
+    from recur.studies.live import live_counts
+    from recur.studies.seed_study import robust_words
+
+    counts = live_counts(table, name) | {"added": added_every_sum(table, name)}
+    return counts | {"verdict": robust_words(counts["met"], counts["n"])}
