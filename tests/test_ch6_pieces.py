@@ -109,3 +109,15 @@ def test_the_long_chain_words_say_no_more_than_the_runs():
     assert long_chain_words(2, 1, 3).startswith(
         "trained on random sums only, 2 of 3 runs met the chapter's bar, against 1 of 3"
     )
+
+
+def test_passed_after_counts_first_passes_past_the_step():
+    from recur.chapters.ch6_check import passed_after
+
+    checks = pd.DataFrame({
+        "seed": [1, 1, 2, 2, 3], "step": [600, 1100, 600, 700, 1200],
+        "passed": [False, True, True, True, False],
+    })  # fmt: skip
+    assert passed_after(checks, 1000) == 1  # seed 1 first passed at 1100
+    assert passed_after(checks, 600) == 1  # seed 2 passed at 600, not after
+    assert passed_after(checks, 500) == 2
