@@ -346,7 +346,7 @@ def _figures_keep_their_shape(page, name) -> list[str]:
     kept while the column narrows the width squashes a figure sideways)."""
     shapes = page.eval_on_selector_all(
         "article img",
-        """els => els.map(e => [e.getAttribute('src').slice(-20),
+        """els => els.map(e => [(e.getAttribute('src') || '').slice(-20),
             e.naturalWidth / e.naturalHeight, e.getBoundingClientRect()])
             .filter(([, own, box]) => own && box.width && box.height)
             .map(([src, own, box]) => [src, own, box.width / box.height])""",
