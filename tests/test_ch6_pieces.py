@@ -121,3 +121,23 @@ def test_passed_after_counts_first_passes_past_the_step():
     assert passed_after(checks, 1000) == 1  # seed 1 first passed at 1100
     assert passed_after(checks, 600) == 1  # seed 2 passed at 600, not after
     assert passed_after(checks, 500) == 2
+
+
+def test_the_act_explorer_writes_the_model_it_is_given_under_its_name(
+    monkeypatch, tmp_path
+):
+    """Chapter 6 shows two models, each in its own file next to the page."""
+    from recur.models.cell import LocalCell
+    from recur.views import explorers
+
+    monkeypatch.setenv("RECUR_STATIC_PAGE", "1")
+    monkeypatch.chdir(tmp_path)
+    written: list[str] = []
+    monkeypatch.setattr(
+        "recur.views.explorers.write_model_script", lambda m, n: written.append(n)
+    )
+    page = explorers.act_explorer(LocalCell(), "0111", "0001", name="ch6_first").data
+    assert 'class="act-explorer"' in page and 'data-model="ch6_first"' in page
+    assert written == ["ch6_first"]
+    explorers.act_explorer(LocalCell(), "0111", "0001")
+    assert written == ["ch6_first", "ch6_act"]  # the chapter's model, by default
