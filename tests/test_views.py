@@ -526,19 +526,27 @@ def test_the_act_explorer_counts_positions_that_stopped_before_their_carry():
 
 
 def test_the_deq_explorer_reports_the_solve_and_the_chain():
-    from recur.models.fixedpoint import Solve
+    """A DEQ whose update is Chapter 1's carry rule (test_book_numbers): on 0111 +
+    0001 (chain 3) plain iteration settles after 3 + 1 iterations, by hand. One tab per
+    iteration: after iteration 2 the readout is the rule's after round 2 (the carry has
+    reached bit 2, not yet bit 3: 00000), and the state moved in it; in iteration 4 it
+    did not."""
     from recur.views.explorers import deq_explorer
+    from test_book_numbers import _rule_deq
 
-    class Scripted(_ScriptedAct):
-        def forward(self, bits, n_rounds):
-            self.last_solve = Solve(7, 1e-4, True)
-            return super().forward(bits, n_rounds)
-
-    message = _parts(deq_explorer(Scripted("01000", [1] * 5), "0111", "0001"))[2]
+    text_a, text_b, message, tabs = _parts(deq_explorer(_rule_deq(), "0111", "0001"))
     assert message.value == (
-        "The solver stopped after 7 iterations (the state had settled); the longest "
-        "carry chain is 3; the readout at the fixed point is the true sum."
+        "The solver stopped after 4 iterations (the state had settled); the longest "
+        "carry chain is 3; the readout at the fixed point is the true sum. Click an "
+        "iteration:"
     )
+    assert len(tabs.children) == 4
+    second, last = tabs.children[1].value, tabs.children[3].value
+    rows = re.findall(r"<tr><th[^>]*>(.*?)</th>(.*?)</tr>", second)
+    bits = {name: "".join(re.findall(r">([01])</td>", cells)) for name, cells in rows}
+    assert bits == {"exact rule, round 2": "00000", "DEQ, iteration 2": "00000",
+                    "true sum": "01000"}  # fmt: skip
+    assert 'title="0.0"' in last and 'title="0.0"' not in second
 
 
 @pytest.mark.parametrize("kind", ["learned", "act", "deq"])
