@@ -38,7 +38,7 @@ from recur.models.attention import UTBlock
 from recur.models.cell import LocalCell
 from recur.models.deq import EquilibriumCell
 from recur.models.running import run_model
-from recur.models.ut import UniversalTransformer
+from recur.models.ut import UniversalTransformer, one_round
 from recur.studies import live
 from recur.training import cell_check
 from recur.training.config import TrainConfig
@@ -76,6 +76,18 @@ def _deq():
 def _block():
     torch.manual_seed(0)
     return UTBlock(8, 2, 16)
+
+
+def _plain_ut():
+    torch.manual_seed(0)
+    return UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1)
+
+
+def _one_round(model):
+    """Chapter 4's teaching round on a state made where the model lives."""
+    device = next(model.parameters()).device
+    state = torch.randn(2, 6, 8, generator=torch.Generator().manual_seed(0))
+    return one_round(model, state.to(device), 1).detach().cpu()
 
 
 def _ut_round(block):
@@ -190,6 +202,15 @@ MEASUREMENTS = {
         lambda m: live.exact_at_8_bits(live.LIVE[0], m, seed=0),
     ),
     "ut_round": (_block, _ut_round),
+    "one_round": (_plain_ut, _one_round),
+    "chains_and_waits": (
+        _act_ut,
+        lambda m: ch6_measures.chains_and_waits(m, 4, n_sums=4, seed=0),
+    ),
+    "solver_walk": (
+        _deq,
+        lambda m: ch7_fixed_points.solver_walk(m, "0111", "0001", 4),
+    ),
     "attention_costs": (
         _block,
         lambda m: ch7_costs.attention_costs(m, [8], repeats=1)[["n", "attention"]],
@@ -214,6 +235,7 @@ MEASUREMENTS = {
 # other one must have a MEASUREMENTS entry (test_every_function_taking_a_model_...).
 NO_DEVICE_CASE = {
     "cell.n_parameters": "counts parameters, computes nothing",
+    "ch4_universal_transformer.curve_words": "reads two curves (pandas), no model",
     "ch7_fixed_points.collect_solves": "keeps solves; by_width, iterations_by_chain",
     "running.model_device": "reads .device; every case above goes through it",
     "running.eval_mode": "switches the mode; every case above checks it is restored",
