@@ -26,7 +26,7 @@ from last_run import recorded
 from recur.chapters.ch6_act_ut import train_book_act
 from recur.chapters.ch6_measures import act_length_table, ponder_vs_distance
 from recur.chapters.ch7_fixed_points import state_changes
-from recur.chapters.ch7_pondernet import train_ponder
+from recur.chapters.ch7_pondernet import STUDY_SUMS, train_ponder
 from recur.core.device import limit_heap_growth
 from recur.core.seeds import REPORT_SUMS, by_name
 from recur.core.tasks import long_chain_batch, twice_width_plus_one
@@ -80,7 +80,13 @@ def _distance_rows(model, method: str, seed: int, hard) -> list[dict]:
     ]  # fmt: skip
 
 
-def run(seeds=SEEDS, widths=WIDTHS, n_sums=500, long_chains=200, **overrides) -> dict:
+def run(
+    seeds=SEEDS,
+    widths=WIDTHS,
+    n_sums=STUDY_SUMS["random"],
+    long_chains=STUDY_SUMS["long chains"],
+    **overrides,
+) -> dict:
     """The three tables, by file name; ``overrides`` go to the trainings."""
     length, distance, settle = [], [], []
     hard = long_chain_batch(max(1, 3 * long_chains // 2), 32, seed=4032)

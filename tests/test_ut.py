@@ -504,15 +504,10 @@ def test_cached_masks_and_tables_come_back_as_copies():
 
 def test_the_recipes_do_not_share_their_option_dicts():
     """A study that changes its options must not change the library's recipes."""
-    import importlib.util
-    from pathlib import Path
-
+    from conftest import load_script
     from recur.chapters.ch6_act_ut import BOOK_ACT, TUNED_ACT
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "act_studies.py"
-    spec = importlib.util.spec_from_file_location("act_studies", path)
-    studies = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(studies)
+    studies = load_script("act_studies")  # with benchmarks/ importable: any test order
     options = [v["model_options"] for v in studies.RECIPE_VARIANTS.values()]
     options[0]["floor"] = "changed by a study"
     assert TUNED_ACT.settings()["model_options"]["floor"] is True

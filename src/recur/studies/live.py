@@ -94,18 +94,22 @@ def _train(name: str, seed: int, overrides: dict):
     return train_ponder(**quiet)
 
 
+FIRST_100_UT_STEPS = 800  # Chapter 4's local UT in the one-run study: its step budget
+
+
 def _train_first_100(name: str, seed: int, overrides: dict):
     """The model ``name`` trained in one run that stops at the first check at which
     every held-out pair is right: no further check and no restart (Chapter 4's local
-    UT: at most 800 steps). Chapters 2, 4 and 7 set their procedure beside this one;
-    Chapter 3's cell and PonderNet train as in :func:`_train`."""
+    UT: at most ``FIRST_100_UT_STEPS`` steps). Chapters 2, 4 and 7 set their procedure
+    beside this one; Chapter 3's cell and PonderNet train as in :func:`_train`."""
     quiet = {"seed": seed, "device": "cpu", "progress": False} | overrides
     seed_everything(seed)
     if name == LIVE[0]:
         model = LocalCell()
         return model, train(model, TrainConfig(**({"max_bits": 8} | quiet)))
     if name == LIVE[2]:
-        return train_ut(**(LOCAL_UT.settings() | {"n_steps": 800} | quiet))
+        steps = {"n_steps": FIRST_100_UT_STEPS}
+        return train_ut(**(LOCAL_UT.settings() | steps | quiet))
     if name == LIVE[3]:
         model = EquilibriumCell()
         return model, train(model, TrainConfig(**(DEQ_TRAINING | quiet)))
