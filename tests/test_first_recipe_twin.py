@@ -105,3 +105,33 @@ def test_the_page_runs_the_model_as_the_library_does(options):
             gap = max(gap, float(np.abs(page[ran] - lib[ran]).max(initial=0.0)))
         assert gap <= 1e-5, (n, gap)
         assert max(max(s) for _, s, _ in got) >= 3  # rounds enough to test the signal
+
+
+WRITTEN = STATIC / "models"  # where the chapter writes its models (gitignored)
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node.js")
+@pytest.mark.parametrize("name", ["ch6_first", "ch6_act"])
+def test_the_trained_models_run_in_the_page_as_in_the_library(name):
+    """The models Chapter 6 trained and wrote, once the chapter has run: readout and
+    steps equal to the library's in float32 and float64, on random and long-chain
+    sums up to 64 bits."""
+    path = WRITTEN / f"{name}.js"
+    if not path.exists():
+        pytest.skip(f"{path.name} is written when Chapter 6 runs")
+    spec = json.loads(path.read_text().splitlines()[-1].split(" = ", 1)[1].rstrip(";"))
+    narrow, wide = model_from_spec(spec), model_from_spec(spec).double()
+    for n in (8, 16, 64):
+        bits = torch.cat(
+            [
+                random_batch(20, n, seed=20_420_000 + n).bits,
+                long_chain_batch(20, n, seed=20_430_000 + n).bits,
+            ]
+        )
+        got = _in_node(spec, _pairs(bits))
+        for model, kind in ((narrow, torch.float32), (wide, torch.float64)):
+            want = run_model(model, bits.to(kind), 2 * (n + 1))
+            readouts = ["".join("1" if v > 0 else "0" for v in row[::-1])
+                        for row in want.logits[0].tolist()]  # fmt: skip
+            assert [g[0] for g in got] == readouts, (name, n, kind)
+            assert [g[1] for g in got] == want.steps.int().tolist(), (name, n, kind)
