@@ -36,6 +36,8 @@ def test_the_study_table_by_hand():
     runs = seeds_study.groupby(["recipe", "seed"])["runs"].first()
     assert table.loc["seeds", "models"] == runs.sum()  # each restart is a model
     assert table.loc["live", "models"] == 5 * 20  # five trainings, twenty seeds
+    # three trainings differ without the check and restart; the others' rows are copies
+    assert table.loc["first_100", "models"] == 3 * 20
     assert table.loc["waiting", "training minutes"] == ""  # it records no time
     assert set(methods.commands()) == set(table.index)
     browser = pd.read_csv(DATA / "browser_cell_seeds.csv")

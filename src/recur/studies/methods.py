@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from recur.core import seeds
+from recur.studies.live import FIRST_100_DIFFERS
 from recur.studies.seed_study import changed_outcomes, models_trained
 
 ACT = ".venv/bin/python benchmarks/act_studies.py --jobs 2"
@@ -22,6 +23,8 @@ class Study:
     measures: str
     command: str
     seeds: str  # the name of its entry in recur.core.seeds
+    # the models it trains, where its table also holds rows copied from another study
+    trains: tuple[str, ...] = ()
 
 
 STUDIES = (
@@ -52,9 +55,10 @@ STUDIES = (
     Study("live", "live_seeds.csv", "the live trainings of Chapters 2, 3, 4 and 7",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2", "twenty seeds"),
     Study("first_100", "live_seeds_first_100.csv",
-          "the same, one run each, stopping at the first 100%",
+          f"{', '.join(FIRST_100_DIFFERS[:-1])} and {FIRST_100_DIFFERS[-1]}, "
+          "one run each, stopping at the first 100%",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2 --first-100",
-          "twenty seeds"),
+          "twenty seeds", trains=FIRST_100_DIFFERS),
     Study("ch7", "ch7_length.csv", "ACT against PonderNet (Chapter 7)",
           ".venv/bin/python benchmarks/ch7_studies.py", "ACT against PonderNet"),
     Study("browser", "browser_cell_seeds.csv",
@@ -83,6 +87,8 @@ def study_table(data: Path) -> pd.DataFrame:
     rows = []
     for study in STUDIES:
         table = pd.read_csv(data / study.table)
+        if study.trains:  # the other rows are another study's runs
+            table = table[table["model"].isin(study.trains)]
         seconds = training_seconds(table)
         rows.append({
             "study": study.name, "measures": study.measures, "seeds": study.seeds,
