@@ -191,8 +191,8 @@ def test_the_solver_walk_is_the_rule_round_by_round(a, b):
     the state moves in every iteration up to the longest chain and not after it. A
     walk that read the state before the update, or reported the fixed point at every
     iteration, differs."""
-    from recur.chapters.ch7_fixed_points import solver_walk
     from recur.core.carry import parallel_add
+    from recur.models.running import solver_walk
 
     n_iter = 12
     walk = solver_walk(_rule_deq(), a, b, n_iter)

@@ -265,8 +265,8 @@ def test_the_deq_slider_walks_the_iterations_as_the_library_does(page, site):
     The slider ends at the solver's last iteration, where the change first falls below
     the tolerance. A page that drew the fixed point at every iteration, or the change
     of another iteration, differs."""
-    from recur.chapters.ch7_fixed_points import solver_walk
     from recur.core.carry import parallel_add
+    from recur.models.running import solver_walk
 
     model = model_from_spec(_spec("ch7_deq"))
     page.goto(f"{site}/book/07_fixed_points.html", wait_until="load")

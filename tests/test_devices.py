@@ -209,7 +209,7 @@ MEASUREMENTS = {
     ),
     "solver_walk": (
         _deq,
-        lambda m: ch7_fixed_points.solver_walk(m, "0111", "0001", 4),
+        lambda m: running.solver_walk(m, "0111", "0001", 4),
     ),
     "attention_costs": (
         _block,

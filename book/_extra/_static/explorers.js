@@ -167,7 +167,7 @@ function shade(value, color, cellStyle) {
 function actRoundTable(shown, r, colors, cellStyle) {
   const { out, wait, truth, nPositions } = shown;
   const cols = [...Array(nPositions).keys()].reverse(); // positions n..0
-  const head = "<tr><th></th>" + cols.map((i) =>
+  const head = "<tr><td></td>" + cols.map((i) =>
     `<th style="font-size:70%">${i === nPositions - 1 ? "out" : i}</th>`).join("") + "</tr>";
   const cells = (name, fn) => `<tr><th style="text-align:right;padding-right:6px;` +
     `white-space:nowrap">${name}</th>${cols.map(fn).join("")}</tr>`;

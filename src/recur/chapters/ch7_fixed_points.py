@@ -88,30 +88,6 @@ def solves_summary(solves: list[Solve]) -> Solve:
     return Solve(n_iter, residual, all(s.converged for s in solves))
 
 
-@torch.no_grad()
-def solver_walk(deq: EquilibriumCell, a: str, b: str, n_iter: int) -> pd.DataFrame:
-    """Plain iteration of the DEQ cell on one sum, as its solver runs it (from zeros,
-    z <- F(z + E)): after each of iterations 1..``n_iter``, the readout (MSB first,
-    with the carry-out bit) and how much the state moved, |f(z) - z| / (|f(z)| +
-    1e-12), the solver's stopping test: what Chapter 7's explorer draws."""
-    from recur.core.tasks import batch_from_strings
-
-    check_rounds(n_iter)
-    bits = batch_from_strings([(a, b)]).bits  # (1, n + 1, 2)
-    with eval_mode(deq):
-        problem = deq.cell.embed(bits.to(model_device(deq)))  # (1, n + 1, d)
-        state = torch.zeros_like(problem)  # (1, n + 1, d)
-        rows = []
-        for k in range(1, n_iter + 1):
-            moved = deq.update(problem, state)  # (1, n + 1, d): f(z)
-            change = (moved - state).norm() / (moved.norm() + 1e-12)
-            state = moved
-            logits = deq.cell.readout(state).squeeze(-1)[0].cpu()  # (n + 1,)
-            readout = "".join("1" if x > 0 else "0" for x in logits.tolist()[::-1])
-            rows.append({"iteration": k, "readout": readout, "change": float(change)})
-    return pd.DataFrame(rows).set_index("iteration")
-
-
 def _states(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> list[torch.Tensor]:
     """The states after rounds 1..R of a local cell or a UT (ACT or not: the block is
     iterated for every position, with no halting), each (B, n, d): the positions of

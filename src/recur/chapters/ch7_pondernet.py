@@ -7,6 +7,7 @@ import pandas as pd
 import torch
 
 from recur.chapters.ch4_universal_transformer import UT_SIZE
+from recur.chapters.ch6_act_ut import BOOK_ACT
 from recur.models.act import ponder_cost
 from recur.models.pondernet import PonderUT, expected_loss, halting_distribution
 from recur.models.ut import UTOptions
@@ -79,8 +80,6 @@ def ponder_settings() -> dict:
     cap of rounds, the steps, the sums per width of the study, the share of long
     training runs with no carry (PonderNet's, and Chapter 6's procedure's) and the
     mean 1 / lambda_p of the untruncated prior."""
-    from recur.chapters.ch6_act_ut import BOOK_ACT
-
     kill = TrainConfig(**PONDER_TRAINING).chain_kill_share
     return PONDER_SETTINGS | {
         "cap": PONDER_TRAINING["n_rounds"],

@@ -12,7 +12,7 @@ import ipywidgets as w
 from recur.core.carry import CarryTrace, parallel_add, wait_rounds
 from recur.core.page import static_page
 from recur.core.tasks import batch_from_strings
-from recur.models.running import learned_readouts, run_model
+from recur.models.running import learned_readouts, run_model, solver_walk
 from recur.views.export import write_model_script
 from recur.views.palette import COLORS, legend_html
 from recur.views.widgets import (
@@ -222,7 +222,7 @@ def deq_iteration_html(rule: CarryTrace, walk, truth: str, k: int, tol: float) -
     """Iteration ``k`` of the DEQ explorer: the exact rule after ``k`` rounds, the DEQ
     cell's readout after ``k`` iterations (wrong bits pink) and the true sum, and how
     much the state moved in that iteration (``walk``:
-    :func:`recur.chapters.ch7_fixed_points.solver_walk`)."""
+    :func:`recur.models.running.solver_walk`)."""
     settled = min(k, rule.n_rounds)
     rows = (
         _readout_row(
@@ -272,8 +272,6 @@ def deq_explorer(deq, a: str = "0110111111111101", b: str = "0001000000000011"):
             f"longest carry chain is {trace.rounds_to_settle}; the readout at the "
             f"fixed point {verdict}. Click an iteration:"
         )
-        from recur.chapters.ch7_fixed_points import solver_walk
-
         walk = solver_walk(deq, trace.a, trace.b, solve.n_iter)
         rule = parallel_add(trace.a, trace.b, n_rounds=solve.n_iter)
         pages = [
