@@ -9,11 +9,10 @@ import pytest
 
 from recur.chapters.ch2_shared_update import (
     ChainExperiment,
-    added_every_sum,
     chain_seed_words,
-    live_seed_values,
     rounds_behind_rule,
 )
+from recur.studies.live import added_every_sum, live_seed_values
 
 LENGTHS = [0, 1, 4, 8]  # the rule needs 1, 1, 4 and 8 rounds
 

@@ -283,26 +283,3 @@ def _listed(numbers: list[int]) -> str:
     """A list of numbers as words: "8", "8 and 16", "1, 2 and 4"."""
     texts = [f"{n}" for n in numbers]
     return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
-
-
-def added_every_sum(table: pd.DataFrame, name: str) -> int:
-    """From a table of :func:`recur.studies.live.live_seed_runs`, how many of the
-    seeds of ``name`` gave a model that added every test sum, whether or not its
-    training reached 100% held-out (the table's ``success`` asks both)."""
-    runs = table[table["model"] == name]
-    if runs.empty:
-        raise ValueError(f"no runs of {name!r} in the table")
-    return int((runs["value"] == 1.0).sum())
-
-
-def live_seed_values(table: pd.DataFrame, name: str) -> dict:
-    """For the page, ``name``'s runs in a table of the live studies: the counts of
-    :func:`recur.studies.live.live_counts`, how many added every test sum
-    (:func:`added_every_sum`, ``added``) and whether the count of runs that did both
-    meets the book's bar (``verdict``)."""
-    # imported here: recur.studies.live trains with this module's train_variant
-    from recur.studies.live import live_counts
-    from recur.studies.seed_study import robust_words
-
-    counts = live_counts(table, name) | {"added": added_every_sum(table, name)}
-    return counts | {"verdict": robust_words(counts["met"], counts["n"])}

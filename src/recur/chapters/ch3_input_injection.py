@@ -128,3 +128,31 @@ def ablation_summary(table: pd.DataFrame) -> pd.DataFrame:
             row[f"exact {factor}x"] = round(float(by_round.loc[r]), 4)
         rows.append(row)
     return pd.DataFrame(rows).set_index(keys)
+
+
+def seeds_that_lose(table: pd.DataFrame, inject: bool, window) -> dict:
+    """For one variant of :func:`injection_ablation`: at each width, how many seeds
+    were right on fewer sums after the most rounds tested (``factor * (n + 1)``) than
+    after the trained ``n + 1``; and ``n``, how many seeds there were."""
+    part = table[(table["inject"] == inject) & (table["loss window"] == window)]
+    top = ablation_factors(table)[-1]
+    lost = {}
+    for n_bits, runs in part.groupby("bits"):
+        by_seed = runs.pivot_table(index="seed", columns="round", values="exact")
+        fewer = by_seed[top * (n_bits + 1)] < by_seed[n_bits + 1]
+        lost[int(n_bits)] = int(fewer.sum())
+    return lost | {"n": int(part["seed"].nunique())}
+
+
+def kept_words(lost: dict) -> str:
+    """The sentence "... the task is learned ..." from :func:`seeds_that_lose`: not
+    kept when every seed lost sums at every width, kept when none did, else the
+    counts."""
+    n, widths = lost["n"], [k for k in lost if k != "n"]
+    more = "with more rounds"
+    if all(lost[w] == n for w in widths):
+        return f"the task is learned but not kept: {more} every seed loses sums"
+    if not any(lost[w] for w in widths):
+        return f"the task is learned and kept: {more} no seed loses sums"
+    counts = " and ".join(f"{lost[w]} of {n} seeds at {w} bits" for w in widths)
+    return f"the task is learned, and not always kept: {more}, {counts} lose sums"

@@ -42,6 +42,7 @@ from recur.core.seeds import REPORT_SUMS
 from recur.core.tasks import long_chain_batch, random_batch, twice_width_plus_one
 from recur.models.cell import LocalCell
 from recur.models.deq import EquilibriumCell
+from recur.studies.seed_study import robust_words
 from recur.training.cell_check import train_cell
 from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
@@ -265,3 +266,22 @@ def short_of_the_bar_words(table: pd.DataFrame, names=RESULTS) -> str:
         "seeds (the table above counts them). Why some seeds fail where others work, "
         "we measured only in part."
     )
+
+
+def added_every_sum(table: pd.DataFrame, name: str) -> int:
+    """From a table of :func:`live_seed_runs`, how many of the
+    seeds of ``name`` gave a model that added every test sum, whether or not its
+    training reached 100% held-out (the table's ``success`` asks both)."""
+    runs = table[table["model"] == name]
+    if runs.empty:
+        raise ValueError(f"no runs of {name!r} in the table")
+    return int((runs["value"] == 1.0).sum())
+
+
+def live_seed_values(table: pd.DataFrame, name: str) -> dict:
+    """For the page, ``name``'s runs in a table of the live studies: the counts of
+    :func:`live_counts`, how many added every test sum
+    (:func:`added_every_sum`, ``added``) and whether the count of runs that did both
+    meets the book's bar (``verdict``)."""
+    counts = live_counts(table, name) | {"added": added_every_sum(table, name)}
+    return counts | {"verdict": robust_words(counts["met"], counts["n"])}
