@@ -157,19 +157,23 @@ def _h_gap(grid: np.ndarray, out, k: int) -> float:
     return float(np.abs(grid[:rounds] - h[:rounds])[both].max(initial=0.0))
 
 
-def test_the_act_transformer_in_the_page_equals_the_library(page, site):
+@pytest.mark.parametrize(
+    "name, widths", [("ch6_act", [8, 64, 256]), ("ch6_first", [8, 64])]
+)
+def test_the_act_transformer_in_the_page_equals_the_library(page, site, name, widths):
     """Chapter 6's model: readout and steps per position equal to the library's;
     every h_r of a running position within 1e-5 of the library's arithmetic (the
     library run in float64; where both ran), and no further from the library in
     float32 than float32 rounding moves the library itself (up to about 1e-3 after
     hundreds of rounds at 256 bits; it also flips a halting decision now and then;
-    both printed)."""
-    spec = _spec("ch6_act")
+    both printed). The first recipe's model too (its position and round signal are
+    the paper's sinusoids), to 64 bits, past which it adds nothing right anyway."""
+    spec = _spec(name)
     model, wide = model_from_spec(spec), model_from_spec(spec).double()
     page.goto(f"{site}/book/06_act_ut.html", wait_until="load")
-    for n, kind, batch in _sums([8, 64, 256]):
+    for n, kind, batch in _sums(widths):
         start = time.perf_counter()
-        got = _in_page(page, ACT_JS, "ch6_act", _pairs(batch))
+        got = _in_page(page, ACT_JS, name, _pairs(batch))
         seconds = time.perf_counter() - start
         out = run_model(model, batch.bits, 2 * (n + 1))
         exact = run_model(wide, batch.bits.double(), 2 * (n + 1))
@@ -223,6 +227,7 @@ def _library_note(view) -> str:
     [
         ("02_shared_update", "cell-explorer", "ch2_cell", "learned_explorer", "cell"),
         ("06_act_ut", "act-explorer", "ch6_act", "act_explorer", "act"),
+        ("06_act_ut", "act-explorer", "ch6_first", "act_explorer", "act"),
         ("07_fixed_points", "deq-explorer", "ch7_deq", "deq_explorer", "deq"),
     ],
 )
@@ -235,7 +240,7 @@ def test_a_model_explorer_says_what_the_library_says(
 
     model = model_from_spec(_spec(name))
     page.goto(f"{site}/book/{chapter}.html", wait_until="load")
-    explorer = page.locator(f".{css}").first
+    explorer = page.locator(f".{css}[data-model={name}]")
     explorer.locator(".explore-message").wait_for()
     for a, b in [("0110111111111101", "0001000000000011"), ("1011", "0111")]:
         shown = _typed(explorer, a, b)
