@@ -164,7 +164,8 @@ def test_the_act_transformer_in_the_page_equals_the_library(page, site, name, wi
     """Chapter 6's model: readout and steps per position equal to the library's;
     every h_r of a running position within 1e-5 of the library's arithmetic (the
     library run in float64; where both ran), and no further from the library in
-    float32 than float32 rounding moves the library itself (up to about 1e-3 after
+    float32 than float32 rounding moves the library itself plus the page's own gap
+    to float64 (the triangle inequality; float32 rounding alone reaches about 1e-3 after
     hundreds of rounds at 256 bits; it also flips a halting decision now and then;
     both printed). The first recipe's model too (its position and round signal are
     the paper's sinusoids), to 64 bits, past which it adds nothing right anyway."""
@@ -195,7 +196,8 @@ def test_the_act_transformer_in_the_page_equals_the_library(page, site, name, wi
             f"{moved} positions ran other step counts in float64; {seconds:.1f} s"
         )
         assert gaps["float64"] <= 1e-5, (n, kind, gaps)
-        assert gaps["float32"] <= gaps["own"] + 1e-6, (n, kind, gaps)
+        # |page - f32| <= |page - f64| + |f64 - f32|: no further than the two gaps
+        assert gaps["float32"] <= gaps["own"] + gaps["float64"] + 1e-7, (n, kind, gaps)
 
 
 def _typed(explorer, a: str, b: str) -> str:
