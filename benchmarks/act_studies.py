@@ -44,6 +44,7 @@ from pathlib import Path
 import pandas as pd
 
 from last_run import recorded
+from recur.chapters.ch4_universal_transformer import ACT_RAMP_STEPS
 from recur.chapters.ch6_act_ut import BOOK_ACT, TUNED_ACT
 from recur.core.seeds import CANDIDATE_SUMS, by_name
 from recur.core.tasks import twice_width_plus_one
@@ -121,7 +122,7 @@ STUDIES = {
         {
             "variants": {
                 "full weight from step 1": {"aux_warmup": 0},
-                "ramped over 500 steps": {},
+                f"ramped over {ACT_RAMP_STEPS} steps": {},
             },
             "seeds": [0, 1, 2, 3, 4],
             "n_sums": 2000,

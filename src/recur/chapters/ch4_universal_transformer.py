@@ -29,6 +29,7 @@ from recur.views.text import percent_text
 
 UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
 ACT_TARGET = 0.99  # held-out exact match an ACT run stops at unless told otherwise
+ACT_RAMP_STEPS = 500  # an ACT run's ponder cost rises from 0 to its weight over these
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def train_ut(
         "n_rounds": n_rounds,
         "loss_window": 1 if act else n_rounds,
         "stop_at_exact": ACT_TARGET if act else 1.0,
-        "aux_warmup": 500 if act else 0,
+        "aux_warmup": ACT_RAMP_STEPS if act else 0,
         "seed": seed,
     } | overrides
     return model, train(model, TrainConfig(**settings), done)
