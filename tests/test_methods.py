@@ -67,9 +67,21 @@ def test_chapter_6s_studies_are_those_its_script_runs():
     from conftest import load_script
 
     script = load_script("act_studies")
-    act = {s.name for s in methods.STUDIES if s.command.startswith(methods.ACT)}
+    act = {s.name for s in methods.STUDIES if s.command.startswith(methods.ACT_SCRIPT)}
     assert act == set(script.STUDIES)
     assert all(f"`{name}`" in methods.command_lines() for name in act)
+
+
+def test_only_the_studies_that_take_jobs_are_listed_with_jobs():
+    """act_studies.py passes --jobs only to a study whose settings have "jobs"; the
+    others train one run at a time, so their command must not promise two."""
+    from conftest import load_script
+
+    script = load_script("act_studies")
+    takes_jobs = {name for name, (_, settings) in script.STUDIES.items() if "jobs" in settings}
+    listed = {s.name for s in methods.STUDIES if s.command.startswith(methods.ACT + " ")}
+    assert listed == takes_jobs
+    assert "`tau`" in methods.command_lines().split("\n")[1]  # the list without --jobs
 
 
 def test_the_browser_study_counts_each_attempt_as_a_model():

@@ -64,3 +64,47 @@ def test_the_table_lists_every_use():
     assert table.loc["live run", "training seeds"] == "0"
     with pytest.raises(ValueError, match="no seeds registered"):
         seeds.by_name("nothing")
+
+
+def test_the_table_says_what_each_test_sum_offset_is_added_to():
+    """Chapter 6's studies draw sums per width, the live and browser studies per
+    training seed (checked against their code below)."""
+    table = seeds.table()
+    assert table.loc["twenty seeds", "test sums"] == "9,000,000 + width"
+    assert table.loc["live trainings", "test sums"] == "9,000,000 + training seed"
+    assert table.loc["trained in the page", "test sums"] == "20,300,000 + training seed"
+    assert table.loc["benchmark, Chapter 7", "test sums"] == "99 + training seed"
+    with pytest.raises(ValueError, match="sums_per"):
+        Seeds("x", 0, 1, 5, REPORT, "y", sums_per="bits")
+
+
+def _source(function) -> str:
+    import inspect
+
+    return "".join(inspect.getsource(function).split())  # without spaces
+
+
+def test_the_live_and_browser_studies_draw_sums_per_training_seed():
+    from recur.studies import live
+
+    entry = seeds.by_name("live trainings")
+    assert entry.sums_per == seeds.PER_SEED
+    assert "fresh=REPORT_SUMS+seed" in _source(live._test)
+    assert "seed=REPORT_SUMS+seed" in _source(live.exact_at_8_bits)
+    import inspect
+
+    default = inspect.signature(live.live_seed_runs).parameters["seeds"].default
+    assert list(default) == list(entry.seeds)
+    browser = load_script("browser_train")
+    assert seeds.by_name("trained in the page").sums_per == seeds.PER_SEED
+    assert "seed=BROWSER_SUMS+seed" in _source(browser.exact_at_1024)
+
+
+def test_the_benchmarks_train_and_test_on_the_registered_seeds():
+    run = load_script("run")
+    cell, deq = seeds.by_name("benchmark, Chapter 2"), seeds.by_name("benchmark, Chapter 7")
+    assert f"forseedinrange({len(cell.seeds)})" in _source(run.bench_shared)
+    assert f"seed={cell.sums_offset})" in _source(run.bench_shared)  # + width inside
+    assert f"forseedinrange({len(deq.seeds)})" in _source(run.bench_deq)
+    assert f"seed={deq.sums_offset}+seed" in _source(run.bench_deq)
+    assert cell.first == deq.first == 0

@@ -8,8 +8,10 @@ reports draws its test sums from a choosing offset, and that training seeds over
 choosing range only where :data:`OVERLAPS` says so and why. The methods appendix of
 the book prints :func:`table`.
 
-Test sums of ``n`` bits are drawn with the seed ``offset + n``; a restarted run trains
-from ``seed + 1000 * attempt`` (:func:`recur.training.config.attempt_seeds`).
+Test sums of ``n`` bits are drawn with the seed ``offset + n``, except where an entry's
+``sums_per`` is :data:`PER_SEED`: there a run of training seed ``s`` is tested on sums drawn
+with ``offset + s``. A restarted run trains from ``seed + 1000 * attempt``
+(:func:`recur.training.config.attempt_seeds`).
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 CHOOSE, REPORT = "choose", "report"
+PER_WIDTH, PER_SEED = "width", "training seed"  # what is added to a test-sum offset
 
 
 @dataclass(frozen=True)
 class Seeds:
     """One use of seeds: training seeds ``first..last`` (inclusive) and the offset of
-    the test sums, for ``role`` (:data:`CHOOSE` or :data:`REPORT`)."""
+    the test sums, plus the sums' width or the run's training seed (``sums_per``), for
+    ``role`` (:data:`CHOOSE` or :data:`REPORT`)."""
 
     name: str
     first: int
@@ -32,10 +36,13 @@ class Seeds:
     sums_offset: int | None
     role: str
     used_for: str
+    sums_per: str = PER_WIDTH
 
     def __post_init__(self):
         if self.role not in (CHOOSE, REPORT):
             raise ValueError(f"role must be choose or report, got {self.role!r}")
+        if self.sums_per not in (PER_WIDTH, PER_SEED):
+            raise ValueError(f"sums_per must be width or training seed, got {self.sums_per!r}")
         if self.last < self.first:
             raise ValueError(f"{self.name}: last seed {self.last} < first {self.first}")
 
@@ -44,12 +51,13 @@ class Seeds:
         return range(self.first, self.last + 1)
 
 
-# Test-sum offsets (a sum of n bits is drawn with offset + n)
+# Test-sum offsets (plus the width, or the training seed where an entry says so)
 CHOICE_SUMS = 2024  # the first studies of Chapter 6, which chose the model's pieces
 CANDIDATE_SUMS = 8_000_000  # choosing between candidate procedures
 REPORT_SUMS = 9_000_000  # the twenty-seed studies: never used to choose
 PAGE_SUMS = 7000  # Chapter 6's live run, tested on the page
-BENCH_SUMS = 99  # make bench's act_ut entry
+BENCH_SUMS = 99  # make bench's act_ut entry (+ width) and its DEQ cell (+ seed)
+BENCH_CELL_SUMS = 123  # make bench's Chapter 2 cell
 BROWSER_SUMS = 20_300_000  # Chapter 2's cell trained in the browser, then tested
 
 STUDIES = (
@@ -72,16 +80,24 @@ STUDIES = (
     Seeds("third run", 900, 919, CANDIDATE_SUMS, CHOOSE,
           "a third run, and training on the running sums only (act_third_run_*.csv)"),
     Seeds("twenty seeds", 0, 19, REPORT_SUMS, REPORT,
-          "every twenty-seed count in the book: Chapter 6's seeds, other-rounding and "
-          "wide studies, the live trainings of Chapters 2, 3, 4 and 7"),
+          "Chapter 6's twenty-seed counts: its seeds, other-rounding and wide studies"),
+    Seeds("live trainings", 0, 19, REPORT_SUMS, REPORT,
+          "the twenty-seed counts of the live trainings of Chapters 2, 3, 4 and 7",
+          PER_SEED),
     Seeds("ACT against PonderNet", 0, 2, REPORT_SUMS, REPORT,
           "Chapter 7's comparison of the two halting rules"),
     Seeds("live run", 0, 0, PAGE_SUMS, REPORT, "Chapter 6's run on the page"),
     Seeds("benchmark", 300, 309, BENCH_SUMS, REPORT,
           "make bench: Chapter 6's procedure, time and count"),
+    Seeds("benchmark, Chapter 2", 0, 2, BENCH_CELL_SUMS, REPORT,
+          "make bench: Chapter 2's cell, time to a passed check and sums right"),
+    Seeds("benchmark, Chapter 7", 0, 2, BENCH_SUMS, REPORT,
+          "make bench: Chapter 7's DEQ cell, time and 1,024-bit sums right", PER_SEED),
+    Seeds("benchmark timings", 0, 0, None, REPORT,
+          "make bench and the GPU run: seconds per step of Chapters 2 and 6"),
     Seeds("trained in the page", 0, 19, BROWSER_SUMS, REPORT,
           "Chapter 2's cell trained in Chromium by the page's own random numbers "
-          "(browser_cell_seeds.csv)"),
+          "(browser_cell_seeds.csv)", PER_SEED),
 )  # fmt: skip
 
 
@@ -94,6 +110,14 @@ OVERLAPS = {
     ("recipe pieces", "ACT against PonderNet"): "the report's test sums are fresh",
     ("first recipe", "live run"): "the page's test sums are fresh",
     ("recipe pieces", "live run"): "the page's test sums are fresh",
+    ("first recipe", "live trainings"): "other models, on fresh sums",
+    ("recipe pieces", "live trainings"): "other models, on fresh sums",
+    ("first recipe", "benchmark, Chapter 2"): "another model, on fresh sums",
+    ("recipe pieces", "benchmark, Chapter 2"): "another model, on fresh sums",
+    ("first recipe", "benchmark, Chapter 7"): "another model, on fresh sums",
+    ("recipe pieces", "benchmark, Chapter 7"): "another model, on fresh sums",
+    ("first recipe", "benchmark timings"): "a time, not a test",
+    ("recipe pieces", "benchmark timings"): "a time, not a test",
     ("first recipe", "trained in the page"): "another model, and the page's own draws",
     ("recipe pieces", "trained in the page"): "another model, and the page's own draws",
 }
@@ -132,7 +156,7 @@ def table() -> pd.DataFrame:
             "use": s.name,
             "role": s.role,
             "training seeds": span(s),
-            "test sums": "-" if s.sums_offset is None else f"{s.sums_offset:,} + width",
+            "test sums": "-" if s.sums_offset is None else f"{s.sums_offset:,} + {s.sums_per}",
             "used for": s.used_for,
         }
         for s in STUDIES

@@ -13,7 +13,8 @@ from recur.core import seeds
 from recur.studies.live import FIRST_100_DIFFERS
 from recur.studies.seed_study import changed_outcomes, models_trained
 
-ACT = ".venv/bin/python benchmarks/act_studies.py --jobs 2"
+ACT_SCRIPT = ".venv/bin/python benchmarks/act_studies.py"
+ACT = f"{ACT_SCRIPT} --jobs 2"  # for the studies that take --jobs; the others train in turn
 
 
 @dataclass(frozen=True)
@@ -29,36 +30,36 @@ class Study:
 
 STUDIES = (
     Study("tau", "act_tau.csv", "the time penalty: accuracy and steps",
-          f"{ACT} tau", "first recipe"),
+          f"{ACT_SCRIPT} tau", "first recipe"),
     Study("warmup", "act_warmup.csv", "the ponder cost ramped in or not",
-          f"{ACT} warmup", "first recipe"),
+          f"{ACT_SCRIPT} warmup", "first recipe"),
     Study("positions", "act_positions.csv", "four position signals, 8 to 24 bits",
-          f"{ACT} positions", "first recipe"),
+          f"{ACT_SCRIPT} positions", "first recipe"),
     Study("length", "act_length.csv", "injection and position signals, 8 to 64 bits",
-          f"{ACT} length", "first recipe"),
+          f"{ACT_SCRIPT} length", "first recipe"),
     Study("recipe", "act_recipe.csv", "a simpler procedure, one piece out at a time",
-          f"{ACT} recipe", "recipe pieces"),
+          f"{ACT_SCRIPT} recipe", "recipe pieces"),
     Study("waiting", "act_waiting.csv", "halting probabilities while a position waits",
-          f"{ACT} waiting", "recipe pieces"),
+          f"{ACT_SCRIPT} waiting", "recipe pieces"),
     Study("give_up", "act_give_up.csv", "every check of first runs: the give-up step",
           f"{ACT} give_up", "give-up step"),
     Study("third_run_rows", "act_third_run_rows.csv", "a third run, running sums only",
           f"{ACT} third_run_rows", "third run"),
     Study("third_run_every", "act_third_run_every.csv", "a third run, every sum",
           f"{ACT} third_run_every", "third run"),
-    Study("seeds", "act_seeds.csv", "Chapter 6's procedure over twenty seeds",
+    Study("seeds", "act_seeds.csv", "Chapter 6's procedure and the simpler one, twenty seeds each",
           f"{ACT} seeds", "twenty seeds"),
     Study("seeds_every", "act_seeds_every.csv", "the same, other rounding",
           f"{ACT} seeds_every", "twenty seeds"),
     Study("wide", "act_wide.csv", "twenty seeds again, tested up to 1,024 bits",
           f"{ACT} wide", "twenty seeds"),
     Study("live", "live_seeds.csv", "the live trainings of Chapters 2, 3, 4 and 7",
-          ".venv/bin/python benchmarks/live_studies.py --jobs 2", "twenty seeds"),
+          ".venv/bin/python benchmarks/live_studies.py --jobs 2", "live trainings"),
     Study("first_100", "live_seeds_first_100.csv",
           f"{', '.join(FIRST_100_DIFFERS[:-1])} and {FIRST_100_DIFFERS[-1]}, "
           "one run each, stopping at the first 100%",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2 --first-100",
-          "twenty seeds", trains=FIRST_100_DIFFERS),
+          "live trainings", trains=FIRST_100_DIFFERS),
     Study("ch7", "ch7_length.csv", "ACT against PonderNet (Chapter 7)",
           ".venv/bin/python benchmarks/ch7_studies.py", "ACT against PonderNet"),
     Study("browser", "browser_cell_seeds.csv",
@@ -115,10 +116,14 @@ def commands() -> dict:
 
 def command_lines() -> str:
     """The commands that rerun the studies, as a Markdown list: Chapter 6's studies
-    share one command and differ by the name the table gives them."""
-    act = [study.name for study in STUDIES if study.command.startswith(ACT)]
-    lines = [f"- `{ACT} NAME`, NAME one of " + ", ".join(f"`{n}`" for n in act)]
-    lines += [f"- `{s.command}`: `{s.name}`" for s in STUDIES if s.name not in act]
+    share one command (with ``--jobs 2`` where the study takes it) and differ by the
+    name the table gives them."""
+    lines, named = [], set()
+    for script in (ACT, ACT_SCRIPT):
+        act = [s.name for s in STUDIES if s.command.rsplit(" ", 1)[0] == script]
+        lines += [f"- `{script} NAME`, NAME one of " + ", ".join(f"`{n}`" for n in act)]
+        named |= set(act)
+    lines += [f"- `{s.command}`: `{s.name}`" for s in STUDIES if s.name not in named]
     return "\n".join(lines)
 
 
