@@ -16,8 +16,14 @@ from recur.chapters.ch6_check import (
     restart_counts,
     without_each_part,
 )
-from recur.chapters.ch6_measures import share_carried_far
+from recur.chapters.ch6_measures import (
+    halted_early_by_variant,
+    ramp_words,
+    share_carried_far,
+    share_waiting,
+)
 from recur.core.tasks import batch_from_strings
+from recur.models.act import HaltingUnit, act_loop
 
 GOOD = {"heldout": 1.0, "long_chains": 1.0, "beyond": 0.0, "budget_used": 0.0,
         "delayed": 1.0, "ring": 0.0}  # fmt: skip
@@ -70,7 +76,8 @@ def test_restarts_are_counted_per_seed():
         rows += [{"seed": seed, "bits": b, "runs": runs, "check passed": passed,
                   "success": met} for b in (8, 64)]  # fmt: skip
     assert restart_counts(pd.DataFrame(rows)) == {
-        "seeds": 4, "first": 2, "restarted": 2, "later": 1, "met": 2}  # fmt: skip
+        "seeds": 4, "first": 2, "restarted": 2, "later": 1, "met": 2,
+        "both": 2}  # fmt: skip  # seed 3 passed but missed; seed 2 did neither
 
 
 def test_the_share_carried_far_counts_positions_by_hand():
@@ -141,3 +148,85 @@ def test_the_act_explorer_writes_the_model_it_is_given_under_its_name(
     assert written == ["ch6_first"]
     explorers.act_explorer(LocalCell(), "0111", "0001")
     assert written == ["ch6_first", "ch6_act"]  # the chapter's model, by default
+
+
+def test_the_share_waiting_counts_waits_by_hand():
+    # 0111 + 0001, LSB first: bit 0 one round; bit 1 (carry from bit 0) 1; bit 2: 2;
+    # bit 3: 3; the carry-out sits above a 0 + 0 at bit 3: 1. 0000 + 0000: all 1
+    batch = batch_from_strings([("0111", "0001"), ("0000", "0000")])
+    assert share_waiting(batch, 2) == pytest.approx(2 / 10)
+    assert share_waiting(batch, 3) == pytest.approx(1 / 10)
+    assert share_waiting(batch, 1) == pytest.approx(1.0)
+    # 0110 + 0000: no carry anywhere, yet bit 3 waits past the propagating bits 1, 2
+    quiet = batch_from_strings([("0110", "0000")])
+    assert share_carried_far(quiet, 1) == 0.0
+    assert share_waiting(quiet, 3) == pytest.approx(1 / 5)
+    with pytest.raises(ValueError, match="at_least"):
+        share_waiting(batch, 0)
+
+
+def test_the_early_share_is_a_mean_over_seeds_not_over_rows():
+    # seed 0 kept positions waiting for three rounds (three rows, share 0.6 on each);
+    # seed 1 for one round (share 0.0): half of their positions' shares is 0.3, while
+    # a mean over rows would give 0.45
+    rows = [("a", 0, r, 0.6) for r in (1, 2, 3)] + [("a", 1, 1, 0.0)]
+    rows += [("b", 0, 1, 0.1), ("b", 1, 1, 0.3)]
+    table = pd.DataFrame(rows, columns=["variant", "seed", "round",
+                                        "halted before the carry"])  # fmt: skip
+    early = halted_early_by_variant(table)
+    assert early["a"] == pytest.approx(0.3)
+    assert early["b"] == pytest.approx(0.2)
+
+
+def test_the_ramp_words_say_no_more_than_the_runs():
+    assert ramp_words(4, 5, 5) == (
+        "4 of 5 runs reached it at full weight and 5 ramped: too few runs to tell "
+        "apart, so the ramp rests on the argument."
+    )
+    assert ramp_words(1, 5, 5).endswith(": the ramp helped.")
+    assert ramp_words(5, 2, 5).endswith(": the ramp did not help.")
+
+
+def _my_act(step, state, halting, max_steps, eps=0.01, copy=True, cap=True):
+    """Solution 4 of Chapter 6, with two bugs that can be switched on."""
+    total = state.new_zeros(state.shape[:-1])  # (B, n)
+    output = torch.zeros_like(state)  # (B, n, d)
+    for r in range(max_steps):
+        running = total < 1 - eps
+        new = step(state, r)
+        h = halting(new)
+        last = cap and r == max_steps - 1
+        halts = running & ((total + h >= 1 - eps) | last)
+        p = torch.where(halts, 1 - total, torch.where(running, h, 0.0))
+        output, total = output + p[..., None] * new, total + p
+        state = torch.where(running[..., None], new, state) if copy else new
+    return output
+
+
+def _exercise_4_agrees(my_act) -> bool:
+    """Exercise 4's check as the page states it: five random draws, caps 2 to 6, a
+    step that mixes each position with its neighbour, a halting unit with bias -1
+    and weights of standard deviation 2."""
+    for seed in range(5):
+        torch.manual_seed(seed)
+        w = torch.randn(8, 8)
+
+        def step(s, r, w=w):
+            return torch.tanh((s + s.roll(1, dims=1)) @ w)
+
+        halting = HaltingUnit(8, bias_init=-1.0)
+        torch.nn.init.normal_(halting.linear.weight, std=2.0)
+        state = torch.randn(3, 5, 8)
+        for max_steps in range(2, 7):
+            with torch.no_grad():
+                want = act_loop(step, state, halting, max_steps).output
+                got = my_act(step, state, halting, max_steps)
+            if not torch.allclose(got, want, atol=1e-5):
+                return False
+    return True
+
+
+def test_exercise_4s_check_passes_the_solution_and_catches_broken_ones():
+    assert _exercise_4_agrees(_my_act)
+    assert not _exercise_4_agrees(lambda *a: _my_act(*a, copy=False))  # no copy
+    assert not _exercise_4_agrees(lambda *a: _my_act(*a, cap=False))  # no cap

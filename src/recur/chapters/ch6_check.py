@@ -222,7 +222,7 @@ def restart_counts(runs: pd.DataFrame) -> dict[str, int]:
     """From a seed study of :func:`~recur.chapters.ch6_act_ut.train_book_act` (a
     row per seed and width with ``runs``, ``check passed`` and ``success``): the
     seeds, those whose first run passed its check, those that restarted, of them those
-    whose later run passed, and the seeds that met the bar."""
+    whose later run passed, the seeds that met the bar, and those that did both."""
     per_seed = runs.groupby("seed")[["runs", "check passed", "success"]].first()
     again = per_seed["runs"] > 1
     return {
@@ -231,6 +231,7 @@ def restart_counts(runs: pd.DataFrame) -> dict[str, int]:
         "restarted": int(again.sum()),
         "later": int((again & per_seed["check passed"]).sum()),
         "met": int(per_seed["success"].sum()),
+        "both": int((per_seed["check passed"] & per_seed["success"]).sum()),
     }
 
 

@@ -60,6 +60,29 @@ def share_carried_far(batch: AdditionBatch, at_least: int) -> float:
     return float((batch.distance >= at_least).float().mean())
 
 
+def share_waiting(batch: AdditionBatch, at_least: int) -> float:
+    """The share of all positions of ``batch`` that a local window of one keeps
+    waiting at least ``at_least`` rounds for their carry-in, arriving or not
+    (:func:`batch_wait_rounds`)."""
+    if at_least < 1:
+        raise ValueError(f"at_least must be >= 1, got {at_least}")
+    return float((batch_wait_rounds(batch) >= at_least).mean())
+
+
+def halted_early_by_variant(waiting: pd.DataFrame) -> pd.Series:
+    """Per variant of a table of :func:`halting_while_waiting` rows (``variant``,
+    ``seed``, ``round``, ``halted before the carry``), the share of positions that
+    halted before their carry-in could be known: each seed's share once (its table
+    repeats it on every round that still had a waiting position), then the mean over
+    seeds. The seeds are tested on the same sums, so that is the share of all their
+    positions; a mean over rows would weigh a seed by how long it kept positions
+    waiting."""
+    per_seed = waiting.groupby(["variant", "seed"], sort=False)[
+        "halted before the carry"
+    ].first()  # (variants x seeds,)
+    return per_seed.groupby(level="variant", sort=False).mean()
+
+
 def halting_while_waiting(
     model: UniversalTransformer, batch: AdditionBatch, max_steps: int
 ) -> tuple[pd.DataFrame, float]:
@@ -304,3 +327,15 @@ def long_chain_words(alone: int, with_chains: int, runs: int) -> str:
         )
     return said + ("the long chains helped." if with_chains > alone else
                    "the long chains did not help.")  # fmt: skip
+
+
+def ramp_words(full: int, ramped: int, runs: int) -> str:
+    """What a study of a few runs says of ramping the ponder cost in, for a page: runs
+    that reached the held-out target with the cost at full weight from the first step
+    (``full``) and ramped in (``ramped``), of ``runs`` each; a difference of one run is
+    no evidence either way."""
+    said = f"{full} of {runs} runs reached it at full weight and {ramped} ramped"
+    if abs(full - ramped) <= 1:
+        return said + ": too few runs to tell apart, so the ramp rests on the argument."
+    return said + (": the ramp helped." if ramped > full else
+                   ": the ramp did not help.")  # fmt: skip

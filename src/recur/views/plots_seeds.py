@@ -52,7 +52,8 @@ def plot_seed_spread(
             ax.plot(runs.index, runs[column], marker, color=color, label=column,
                     ms=4 if marker == "^" else 6)  # fmt: skip
             if column in SUCCESS:
-                ax.axhline(SUCCESS[column], color=color, ls="--", lw=0.8)
+                ax.axhline(SUCCESS[column], color=color, ls="--", lw=0.8,
+                           label=f"bar: {SUCCESS[column]:.0%}")  # fmt: skip
         ax.set_ylim(-0.02, 1.02)
         title = f"{names.get(recipe, recipe)}: {ok} of {len(runs)} seeds met the bar"
         ax.set_title(title, fontsize=10)
