@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
+import pytest
 
 from recur.views.bench_view import bench_sections, label_of, value_text
 
@@ -33,7 +36,7 @@ def test_values_get_three_figures_percent_and_milliseconds():
     assert value_text(1023.9961, "MiB") == ("1,024", "MiB")
     assert value_text(45.7376, "time ratio") == ("45.7", "time ratio")
     assert value_text(0.4399, "steps") == ("0.44", "steps")
-    assert value_text(0.9996, "fraction of 2000 sums") == ("99.9%", "of 2000 sums")
+    assert value_text(0.9996, "fraction of 2000 sums") == ("99.9%", "of 2,000 sums")
     assert value_text(0.0167, "fraction, worst of 10") == ("1.7%", "worst of 10")
     # a seed range stays in the registry and the methods appendix, not in a unit
     assert value_text(6, "of 10 seeds (100-109)") == ("6", "of 10 seeds")
@@ -50,3 +53,50 @@ def test_sections_come_in_chapter_order_with_unknowns_last():
     assert list(sections) == ["Chapter 1", "Chapter 7", "Other"]
     row = sections["Chapter 7"].loc["the DEQ cell, exact on random 1,024-bit sums"]
     assert row.tolist() == ["100.0%", "of 200 sums"]
+
+
+def test_page_title_by_hand(tmp_path):
+    from recur.views.bench_view import page_title
+
+    assert page_title("07_fixed_points", tmp_path) == "Chapter 7"
+    cell = {
+        "cell_type": "markdown",
+        "source": ["Intro text\n", "# What one more round bought\n"],
+    }
+    (tmp_path / "ending.ipynb").write_text(json.dumps({"cells": [cell]}))
+    assert page_title("ending", tmp_path) == "What one more round bought"
+    (tmp_path / "bare.ipynb").write_text(json.dumps({"cells": []}))
+    with pytest.raises(ValueError, match="no title"):
+        page_title("bare", tmp_path)
+
+
+def test_gpu_check_summary_by_hand():
+    from recur.views.bench_view import gpu_check_summary
+
+    checks = [
+        {"gpu": "X"},
+        {"chapter": "02_a", "glued": {
+            "steps": {"gpu": "650", "cpu": "550"},  # differs
+            "slope": {"gpu": "1.0005419580419577", "cpu": "1.000541958041958"},  # same
+            "old_ok": {"gpu": "True", "cpu": None},  # only one run glued it
+        }},
+        {"chapter": "07_b", "glued": {"deq_ok": {"gpu": "False", "cpu": "True"},
+                                      "words": {"gpu": "'a'", "cpu": "'a'"}}},
+        {"tests": "1 passed"},
+    ]  # fmt: skip
+    summary = gpu_check_summary(checks, {"07_b": "Chapter 7"})
+    assert (summary["compared"], summary["differ"]) == (4, 2)
+    assert summary["verdicts"] == (
+        "Chapter 7: a check the page states held on the CPU and not on the GPU"
+    )
+    assert gpu_check_summary(checks[:2])["verdicts"] == "none"
+
+
+def test_units_get_thousands_and_median_is_said_once():
+    from recur.views.bench_view import bench_sections, value_text
+
+    assert value_text(0.5, "fraction of 2000 sums")[1] == "of 2,000 sums"
+    bench = pd.DataFrame({"name": ["act_ut_training_seconds"], "value": [40.6],
+                          "unit": ["s, median"]})  # fmt: skip
+    table = next(iter(bench_sections(bench).values()))
+    assert "median" in table.index[0] and table["unit"].iloc[0] == "s"

@@ -52,8 +52,10 @@ def test_every_command_of_make_studies_is_listed():
     target = makefile.split("\nstudies:")[1].split("\n\n")[0]
 
     def plain(command: str) -> str:
-        return command.strip().replace("$(PY)", ".venv/bin/python").replace(
-            " --jobs 2", ""
+        return (
+            command.strip()
+            .replace("$(PY)", ".venv/bin/python")
+            .replace(" --jobs 2", "")
         )
 
     lines = [plain(line) for line in target.splitlines()[1:]]
@@ -78,8 +80,12 @@ def test_only_the_studies_that_take_jobs_are_listed_with_jobs():
     from conftest import load_script
 
     script = load_script("act_studies")
-    takes_jobs = {name for name, (_, settings) in script.STUDIES.items() if "jobs" in settings}
-    listed = {s.name for s in methods.STUDIES if s.command.startswith(methods.ACT + " ")}
+    takes_jobs = {
+        name for name, (_, settings) in script.STUDIES.items() if "jobs" in settings
+    }
+    listed = {
+        s.name for s in methods.STUDIES if s.command.startswith(methods.ACT + " ")
+    }
     assert listed == takes_jobs
     assert "`tau`" in methods.command_lines().split("\n")[1]  # the list without --jobs
 
@@ -142,3 +148,18 @@ def test_the_appendix_words_about_chapter_3s_test():
 
     _, n_bits, rounds = FRESH_TESTS[LIVE[1]]
     assert rounds == 4 * (n_bits + 1)
+
+
+def test_the_rounding_expectation_spans_every_pair_by_hand():
+    same = {"n": 20, "here": 20, "there": 20, "changed": 0}
+    moved = {"n": 20, "here": 19, "there": 20, "changed": 1}
+    assert (
+        methods.rounding_expectation([same])
+        == "So expect 20 of 20 under other rounding."
+    )
+    assert methods.rounding_expectation([same, moved]) == (
+        "So expect 19 to 20 of 20 under other rounding, and the list of seeds that "
+        "pass can change."
+    )
+    with pytest.raises(ValueError, match="different numbers"):
+        methods.rounding_expectation([same, moved | {"n": 3}])

@@ -102,7 +102,10 @@ def test_the_live_and_browser_studies_draw_sums_per_training_seed():
 
 def test_the_benchmarks_train_and_test_on_the_registered_seeds():
     run = load_script("run")
-    cell, deq = seeds.by_name("benchmark, Chapter 2"), seeds.by_name("benchmark, Chapter 7")
+    cell, deq = (
+        seeds.by_name("benchmark, Chapter 2"),
+        seeds.by_name("benchmark, Chapter 7"),
+    )
     assert f"forseedinrange({len(cell.seeds)})" in _source(run.bench_shared)
     assert f"seed={cell.sums_offset})" in _source(run.bench_shared)  # + width inside
     assert f"forseedinrange({len(deq.seeds)})" in _source(run.bench_deq)

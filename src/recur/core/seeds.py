@@ -8,9 +8,9 @@ reports draws its test sums from a choosing offset, and that training seeds over
 choosing range only where :data:`OVERLAPS` says so and why. The methods appendix of
 the book prints :func:`table`.
 
-Test sums of ``n`` bits are drawn with the seed ``offset + n``, except where an entry's
-``sums_per`` is :data:`PER_SEED`: there a run of training seed ``s`` is tested on sums drawn
-with ``offset + s``. A restarted run trains from ``seed + 1000 * attempt``
+Test sums of ``n`` bits are drawn with the seed ``offset + n``, except where an
+entry's ``sums_per`` is :data:`PER_SEED`: there a run of training seed ``s`` is tested
+on sums drawn with ``offset + s``. A restarted run trains from ``seed + 1000 * attempt``
 (:func:`recur.training.config.attempt_seeds`).
 """
 
@@ -42,7 +42,9 @@ class Seeds:
         if self.role not in (CHOOSE, REPORT):
             raise ValueError(f"role must be choose or report, got {self.role!r}")
         if self.sums_per not in (PER_WIDTH, PER_SEED):
-            raise ValueError(f"sums_per must be width or training seed, got {self.sums_per!r}")
+            raise ValueError(
+                f"sums_per must be width or training seed, got {self.sums_per!r}"
+            )
         if self.last < self.first:
             raise ValueError(f"{self.name}: last seed {self.last} < first {self.first}")
 
@@ -156,7 +158,9 @@ def table() -> pd.DataFrame:
             "use": s.name,
             "role": s.role,
             "training seeds": span(s),
-            "test sums": "-" if s.sums_offset is None else f"{s.sums_offset:,} + {s.sums_per}",
+            "test sums": "-"
+            if s.sums_offset is None
+            else f"{s.sums_offset:,} + {s.sums_per}",
             "used for": s.used_for,
         }
         for s in STUDIES

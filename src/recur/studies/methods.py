@@ -11,10 +11,10 @@ import pandas as pd
 
 from recur.core import seeds
 from recur.studies.live import FIRST_100_DIFFERS
-from recur.studies.seed_study import changed_outcomes, models_trained
+from recur.studies.seed_study import changed_outcomes, count_range, models_trained
 
 ACT_SCRIPT = ".venv/bin/python benchmarks/act_studies.py"
-ACT = f"{ACT_SCRIPT} --jobs 2"  # for the studies that take --jobs; the others train in turn
+ACT = f"{ACT_SCRIPT} --jobs 2"  # the studies that take --jobs; others train in turn
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,8 @@ STUDIES = (
           f"{ACT} third_run_rows", "third run"),
     Study("third_run_every", "act_third_run_every.csv", "a third run, every sum",
           f"{ACT} third_run_every", "third run"),
-    Study("seeds", "act_seeds.csv", "Chapter 6's procedure and the simpler one, twenty seeds each",
+    Study("seeds", "act_seeds.csv",
+          "Chapter 6's procedure and the simpler one, twenty seeds each",
           f"{ACT} seeds", "twenty seeds"),
     Study("seeds_every", "act_seeds_every.csv", "the same, other rounding",
           f"{ACT} seeds_every", "twenty seeds"),
@@ -155,6 +156,21 @@ def rounding_sentence(counts: dict) -> str:
         f"one rounding and {there} in the other, and {moved} met it in one and not "
         "the other."
     )
+
+
+def rounding_expectation(counts: list[dict]) -> str:
+    """What :func:`rounding_counts` lets a reader expect of a rerun in other rounding:
+    the range of every pair's counts, and that the list of seeds that pass can change
+    where any pair changed an outcome."""
+    sizes = {c["n"] for c in counts}
+    if len(sizes) != 1:
+        raise ValueError(
+            f"the pairs trained different numbers of seeds: {sorted(sizes)}"
+        )
+    met = count_range(*(c[k] for c in counts for k in ("here", "there")))
+    words = f"So expect {met} of {sizes.pop()} under other rounding"
+    moved = any(c["changed"] for c in counts)
+    return words + (", and the list of seeds that pass can change." if moved else ".")
 
 
 def shared_choosing_seeds(studies=seeds.STUDIES) -> list[tuple]:

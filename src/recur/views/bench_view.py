@@ -189,6 +189,7 @@ def value_text(value: float, unit: str) -> tuple[str, str]:
     A seed range in the unit ("of 10 seeds (300-309)") is left out: the page names
     the registry's study instead (:mod:`recur.core.seeds`)."""
     unit = re.sub(r"\s*\(\d+\s*[-–]\s*\d+\)", "", unit)
+    unit = re.sub(r"\b\d{4,}\b", lambda n: f"{int(n.group()):,}", unit)  # 2000 -> 2,000
     if unit.startswith("fraction"):
         return percent_text(value), unit.removeprefix("fraction").strip(", ") or "share"
     if unit == "s" and abs(value) < 0.1:
@@ -218,6 +219,8 @@ def bench_sections(bench: pd.DataFrame) -> dict[str, pd.DataFrame]:
     for name, value, unit in bench[["name", "value", "unit"]].itertuples(index=False):
         section, label = label_of(name)
         shown, shown_unit = value_text(float(value), str(unit))
+        if "median" in label:  # said once, in the label
+            shown_unit = shown_unit.removesuffix(", median")
         rows.append((section, label, shown, shown_unit))
     table = pd.DataFrame(rows, columns=["section", "measurement", "value", "unit"])
     order = [*LABELS, "Other"]
@@ -225,4 +228,62 @@ def bench_sections(bench: pd.DataFrame) -> dict[str, pd.DataFrame]:
         section: part.drop(columns="section").set_index("measurement")
         for section in order
         if len(part := table[table["section"] == section])
+    }
+
+
+def page_title(stem: str, book=".") -> str:
+    """The book's page ``stem`` as a reader knows it, for a table that would otherwise
+    show file names: "Chapter 7" for ``07_fixed_points``, else its notebook's first
+    heading."""
+    import json
+    from pathlib import Path
+
+    number = stem.split("_")[0]
+    if number.isdigit():
+        return f"Chapter {int(number)}"
+    cells = json.loads((Path(book) / f"{stem}.ipynb").read_text())["cells"]
+    for cell in cells:
+        for line in "".join(cell["source"]).splitlines():
+            if cell["cell_type"] == "markdown" and line.startswith("# "):
+                return line.removeprefix("# ").strip()
+    raise ValueError(f"{stem}.ipynb has no title (a line starting '# ')")
+
+
+def _same(gpu, cpu) -> bool:
+    """Two glued values as ``make gpu-check`` records them (their repr): equal, or
+    numbers equal to nine significant figures."""
+    try:
+        return abs(float(gpu) - float(cpu)) <= 1e-9 * max(abs(float(cpu)), 1.0)
+    except ValueError:
+        return gpu == cpu
+
+
+def gpu_check_summary(checks: list[dict], titles: dict | None = None) -> dict:
+    """From ``gpu_check.jsonl``'s records: how many glued values both machines glued
+    (``compared``), how many of them differ (``differ``), and, in words, each page
+    whose stated verdict (a glued name ending in ``_ok``) differs (``verdicts``;
+    ``"none"`` when none does). ``titles`` maps a page's stem to its title."""
+    titles = titles or {}
+    compared = differ = 0
+    verdicts = []
+    for check in (c for c in checks if "chapter" in c):
+        page = titles.get(check["chapter"], check["chapter"])
+        for name, both in (check.get("glued") or {}).items():
+            if both.get("cpu") is None or both.get("gpu") is None:
+                continue  # a value only one run glued
+            compared += 1
+            if _same(both["gpu"], both["cpu"]):
+                continue
+            differ += 1
+            if name.endswith("_ok"):
+                held = (
+                    "the CPU and not on the GPU"
+                    if both["cpu"] == "True"
+                    else ("the GPU and not on the CPU")
+                )
+                verdicts.append(f"{page}: a check the page states held on {held}")
+    return {
+        "compared": compared,
+        "differ": differ,
+        "verdicts": "; ".join(verdicts) or "none",
     }
