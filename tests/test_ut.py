@@ -83,6 +83,18 @@ def test_sinusoid_follows_eqs_6_7():
     assert table[3, 2].item() == pytest.approx(math.sin(3 / 10000 ** (2 / 8)), abs=1e-6)
 
 
+def test_the_signal_evaluates_the_sinusoids_at_the_counts_from_0():
+    """Chapter 4 says the code's (i, r) is the paper's (i + 1, r + 1) and that it
+    evaluates the sinusoids at i and r, one less than the paper would there."""
+    model = UniversalTransformer(d_model=8, n_heads=2, window=1)
+    first = model.signal(3, 0, "cpu")  # (n, d): the first round
+    assert first[0, 0::2].tolist() == [0.0] * 4  # sin(0) + sin(0) at bit 0
+    assert first[0, 1::2].tolist() == [2.0] * 4  # cos(0) + cos(0)
+    second = model.signal(3, 1, "cpu")  # the second round, r = 1
+    assert second[2, 0].item() == pytest.approx(math.sin(2) + math.sin(1), abs=1e-6)
+    assert second[2, 1].item() == pytest.approx(math.cos(2) + math.cos(1), abs=1e-6)
+
+
 @pytest.mark.parametrize("window", [None, 0, 1, 2])
 @given(n_bits=st.integers(1, 9), r=st.integers(0, 30), seed=st.integers(0, 2**16))
 @settings(max_examples=10, deadline=None)

@@ -13,8 +13,9 @@ with the transition a position-wise ReLU feed-forward layer, and the coordinate 
 added before every round (tensor2tensor can learn the timestep part instead; this
 library uses the paper's sinusoid). The paper writes t for the round and d for the model
 width; this book writes r and d_model. The paper counts positions i and rounds from 1;
-this code counts both from 0, so its signal at (i, r) is the paper's P^{r+1} at position
-i + 1. For Chapter 6's
+this code counts both from 0: its (i, r) is the paper's position i + 1 in round r + 1,
+and there it evaluates the same sinusoids at i and r, each argument one less than in
+the paper's P^{r+1} at position i + 1. For Chapter 6's
 length study the position part can also be left out (``position="none"``), shifted by a
 random offset at each training step (``position_offsets``; randomised positions as in
 Ruoss et al., arXiv 2305.16843), or replaced by a learned bias of each head's attention
@@ -276,8 +277,12 @@ class UniversalTransformer(nn.Module):
 
 def one_round(model: UniversalTransformer, state: torch.Tensor, r: int) -> torch.Tensor:
     """One round of Chapter 4's UT as Eqs. 4-7 write it: H^r from H^{r-1} (``state``,
-    (B, n, d)), with ``model``'s weights; what ``model.step(state, r)`` computes. Rounds
-    and positions count from 0: P^r here is the paper's P^{r+1} at position i + 1."""
+    (B, n, d)), with ``model``'s weights; what ``model.step(state, r)`` computes, up to
+    float rounding (with a local window the model's round attends within a band, this
+    one through a mask).
+    Rounds and positions count from 0: round r and position i here are the paper's round
+    r + 1 and position i + 1, and the signal is the sinusoids evaluated at i and r, each
+    argument one less than in the paper's P^{r+1} at position i + 1."""
     _refuse_later_options(model)
     n, d_model = state.shape[1], state.shape[2]
     p = sinusoid(torch.arange(n), d_model)  # (n, d): position i, Eqs. 6-7

@@ -66,7 +66,7 @@ WIDE_BITS = 1024
 # The other models' fresh tests: (sums, their width in bits, rounds); PonderNet's sums
 # are long chains and its rounds a cap (2n + 2)
 FRESH_TESTS = {
-    LIVE[1]: (200, 32, 132),  # 4 (n + 1) rounds: four times the trained 33
+    LIVE[1]: (200, 32, 132),  # 4 (n + 1) = 132 rounds at 32 bits; trained with 9
     LIVE[2]: (1000, 8, 9),
     LIVE[4]: (300, 32, twice_width_plus_one(32)),
 }
