@@ -93,13 +93,22 @@ LABELS = {
         (r"shared_runs_not_passing", "seeds whose cell passed no check"),
         (r"shared_restarted", "seeds whose training restarted"),
         (r"shared_exact_match_(\d+)bit", "the cell, exact on random {0}-bit sums"),
-        (r"shared_seconds_alone$", "training, 1 thread, machine idle"),
-        (r"shared_seconds_beside_busy$", "training, 1 thread, beside a busy process"),
+        (
+            r"shared_seconds_alone$",
+            "training to 100% held-out, no check, 1 thread, idle",
+        ),
+        (
+            r"shared_seconds_beside_busy$",
+            "training to 100% held-out, no check, 1 thread, beside a busy process",
+        ),
         (r"shared_under_load_ratio$", "slowdown beside a busy process, 1 thread"),
-        (r"shared_seconds_alone_2_threads", "training, 2 threads, machine idle"),
+        (
+            r"shared_seconds_alone_2_threads",
+            "training to 100% held-out, no check, 2 threads, idle",
+        ),
         (
             r"shared_seconds_beside_busy_2_threads",
-            "training, 2 threads, beside a busy process",
+            "training to 100% held-out, no check, 2 threads, beside a busy process",
         ),
         (
             r"shared_under_load_ratio_2_threads",
