@@ -111,3 +111,11 @@ def test_the_benchmarks_train_and_test_on_the_registered_seeds():
     assert f"forseedinrange({len(deq.seeds)})" in _source(run.bench_deq)
     assert f"seed={deq.sums_offset}+seed" in _source(run.bench_deq)
     assert cell.first == deq.first == 0
+
+
+def test_chapter_7s_study_draws_its_long_chains_from_the_registry():
+    ch7 = load_script("ch7_studies")
+    settle, distance = seeds.by_name("settling"), seeds.by_name("steps by distance")
+    assert f"seed={settle.sums_offset}+n_bits" in _source(ch7._settle_rows)
+    assert f"seed={distance.sums_offset + 32}" in _source(ch7.run)  # 32-bit chains
+    assert list(settle.seeds) == list(distance.seeds) == list(ch7.SEEDS)

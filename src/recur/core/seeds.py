@@ -58,6 +58,8 @@ CHOICE_SUMS = 2024  # the first studies of Chapter 6, which chose the model's pi
 CANDIDATE_SUMS = 8_000_000  # choosing between candidate procedures
 REPORT_SUMS = 9_000_000  # the twenty-seed studies: never used to choose
 PAGE_SUMS = 7000  # Chapter 6's live run, tested on the page
+SETTLE_SUMS = 5000  # Chapter 7's settling study (long chains)
+DISTANCE_SUMS = 4000  # Chapter 7's steps by carry distance (32 bits: seed 4032)
 BENCH_SUMS = 99  # make bench's act_ut entry (+ width) and its DEQ cell (+ seed)
 BENCH_CELL_SUMS = 123  # make bench's Chapter 2 cell
 BROWSER_SUMS = 20_300_000  # Chapter 2's cell trained in the browser, then tested
@@ -88,6 +90,10 @@ STUDIES = (
           PER_SEED),
     Seeds("ACT against PonderNet", 0, 2, REPORT_SUMS, REPORT,
           "Chapter 7's comparison of the two halting rules"),
+    Seeds("settling", 0, 2, SETTLE_SUMS, REPORT,
+          "Chapter 7's comparison: how the states settle on long chains"),
+    Seeds("steps by distance", 0, 2, DISTANCE_SUMS, REPORT,
+          "Chapter 7's comparison: steps by carry distance, 32-bit long chains"),
     Seeds("live run", 0, 0, PAGE_SUMS, REPORT, "Chapter 6's run on the page"),
     Seeds("benchmark", 300, 309, BENCH_SUMS, REPORT,
           "make bench: Chapter 6's procedure, time and count"),
@@ -110,6 +116,10 @@ OVERLAPS = {
     ("recipe pieces", "twenty seeds"): "the report's test sums are fresh",
     ("first recipe", "ACT against PonderNet"): "the report's test sums are fresh",
     ("recipe pieces", "ACT against PonderNet"): "the report's test sums are fresh",
+    ("first recipe", "settling"): "the report's test sums are fresh",
+    ("recipe pieces", "settling"): "the report's test sums are fresh",
+    ("first recipe", "steps by distance"): "the report's test sums are fresh",
+    ("recipe pieces", "steps by distance"): "the report's test sums are fresh",
     ("first recipe", "live run"): "the page's test sums are fresh",
     ("recipe pieces", "live run"): "the page's test sums are fresh",
     ("first recipe", "live trainings"): "other models, on fresh sums",
