@@ -100,3 +100,10 @@ def test_units_get_thousands_and_median_is_said_once():
                           "unit": ["s, median"]})  # fmt: skip
     table = next(iter(bench_sections(bench).values()))
     assert "median" in table.index[0] and table["unit"].iloc[0] == "s"
+
+
+def test_two_decimals_down_to_a_tenth_and_pages_by_name():
+    assert value_text(0.7029, "time ratio") == ("0.70", "time ratio")
+    assert value_text(0.0431, "ratio") == ("0.043", "ratio")
+    assert label_of("chapter_seconds_intro")[1] == "the introduction"
+    assert label_of("chapter_seconds_methods")[1] == "the methods appendix"

@@ -167,6 +167,8 @@ LABELS = {
     "Executing the book": [
         (r"chapter_seconds_(\d\d)_\w+", "Chapter {0}"),
         (r"chapter_seconds_ending", "the closing page"),
+        (r"chapter_seconds_intro", "the introduction"),
+        (r"chapter_seconds_methods", "the methods appendix"),
         (r"chapter_seconds_(\w+)", "{0}"),
     ],
 }
@@ -210,13 +212,13 @@ def value_text(value: float, unit: str) -> tuple[str, str]:
 
 def _figures(value: float) -> str:
     """Two or three significant figures, never in e-notation: 1,024; 45.7; 1.00;
-    0.44."""
+    0.44; 0.70 (two decimals down to 0.1); 0.043."""
     size = abs(value)
     if size >= 100:
         return f"{value:,.0f}"
     if size >= 10:
         return f"{value:.1f}"
-    if size >= 1:
+    if size >= 0.1:
         return f"{value:.2f}"
     return f"{value:.2g}"
 
