@@ -137,7 +137,7 @@ def plot_ponder_vs_distance(tables: dict) -> plt.Figure:
         ax.plot(d, slope * d + intercept, "--", color=color, lw=1)
     top = max(t.index.max() for t, _, _ in tables.values())
     fewest = [1, *range(1, top + 1)]  # max(1, d): a local window of one, d = 0..top
-    fewest_label = "fewest possible (local; at d = 0, a lower bound)"
+    fewest_label = "fewest possible (local; at d = 0, at least)"
     ax.plot(range(top + 1), fewest, "k:", lw=1, label=fewest_label)
     ax.set_xlabel("carry distance d into the position")
     ax.set_ylabel("ACT steps at that position")
