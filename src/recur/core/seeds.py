@@ -102,7 +102,7 @@ STUDIES = (
     Seeds("benchmark, Chapter 7", 0, 2, BENCH_SUMS, REPORT,
           "make bench: Chapter 7's DEQ cell, time and 1,024-bit sums right", PER_SEED),
     Seeds("benchmark timings", 0, 0, None, REPORT,
-          "make bench and the GPU run: seconds per step of Chapters 2 and 6"),
+          "make bench and the GPU run: how long Chapters 2 and 6 take to train"),
     Seeds("trained in the page", 0, 19, BROWSER_SUMS, REPORT,
           "Chapter 2's cell trained in Chromium by the page's own random numbers "
           "(browser_cell_seeds.csv)", PER_SEED),
