@@ -44,7 +44,7 @@ def halting_weights(h: torch.Tensor, eps: float = 0.01) -> Halting:
     n_max = h.shape[-1]
     total = h.cumsum(dim=-1)  # (..., M): h_1 + ... + h_r
     reached = total >= 1 - eps  # (..., M)
-    first = reached.float().argmax(dim=-1)  # (...) first n reaching 1 - eps (0-based)
+    first = reached.float().argmax(dim=-1)  # (...) first r reaching 1 - eps (0-based)
     last = torch.where(
         reached.any(dim=-1), first, n_max - 1
     )  # (...) Eq. 7, capped: Eq. 13
