@@ -5,9 +5,9 @@ The introduction's table of chapters gives each page's reading time with the rol
 the book is built, the role becomes the minutes a reader needs for what the page shows:
 its prose and its visible code, read at :data:`recur.views.text.WORDS_PER_MINUTE`, a
 formula counting as one word, rounded up to a multiple of 5 minutes. Cell outputs
-(figures, tables, printed text, the library's listings, open or collapsed) and code a reader
-must click to see do not count. A page that uses the role is written again whenever
-any page changed, so its times follow the pages as they are now.
+(figures, tables, printed text, the library's listings, open or collapsed) and code a
+reader must click to see do not count. A page that uses the role is written again
+whenever any page changed, so its times follow the pages as they are now.
 """
 
 from __future__ import annotations
