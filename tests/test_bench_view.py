@@ -87,9 +87,9 @@ def test_gpu_check_summary_by_hand():
     summary = gpu_check_summary(checks, {"07_b": "Chapter 7"})
     assert (summary["compared"], summary["differ"]) == (4, 2)
     assert summary["verdicts"] == (
-        "Chapter 7: a check the page states held on the CPU and not on the GPU"
+        "Chapter 7, where a check the page states held on the CPU and not on the GPU"
     )
-    assert gpu_check_summary(checks[:2])["verdicts"] == "none"
+    assert gpu_check_summary(checks[:2])["verdicts"] == "no page"
 
 
 def test_units_get_thousands_and_median_is_said_once():

@@ -273,7 +273,7 @@ def gpu_check_summary(checks: list[dict], titles: dict | None = None) -> dict:
     """From ``gpu_check.jsonl``'s records: how many glued values both machines glued
     (``compared``), how many of them differ (``differ``), and, in words, each page
     whose stated verdict (a glued name ending in ``_ok``) differs (``verdicts``;
-    ``"none"`` when none does). ``titles`` maps a page's stem to its title."""
+    ``"no page"`` when none does). ``titles`` maps a page's stem to its title."""
     titles = titles or {}
     compared = differ = 0
     verdicts = []
@@ -292,9 +292,9 @@ def gpu_check_summary(checks: list[dict], titles: dict | None = None) -> dict:
                     if both["cpu"] == "True"
                     else ("the GPU and not on the CPU")
                 )
-                verdicts.append(f"{page}: a check the page states held on {held}")
+                verdicts.append(f"{page}, where a check the page states held on {held}")
     return {
         "compared": compared,
         "differ": differ,
-        "verdicts": "; ".join(verdicts) or "none",
+        "verdicts": "; ".join(verdicts) or "no page",
     }
