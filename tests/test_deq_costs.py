@@ -213,3 +213,79 @@ def test_iterations_words_follow_the_fitted_slope():
     assert "36 to 51" in flat["words"]
     with pytest.raises(ValueError):
         iterations_words(pd.Series([3.0], index=lengths[:1]))
+
+
+def test_cap_words_name_the_widths_where_the_solver_hit_its_cap():
+    import pandas as pd
+
+    from recur.chapters.ch7_fixed_points import cap_words
+
+    widths = pd.DataFrame(
+        {"converged": [False, True, False], "DEQ exact": [1.0, 1.0, 0.5]},
+        index=pd.Index([8, 64, 1024], name="bits"),
+    )
+    assert cap_words(widths) == (
+        "At 8 and 1,024 bits the solver reached its cap of 2(n + 1) iterations "
+        "before every sum had settled."
+    )  # one width capped and wrong: no "readout right" clause
+    right = cap_words(widths.iloc[:2])
+    assert right.startswith("At 8 bits") and right.endswith("right on every sum.")
+    settled = cap_words(widths.iloc[1:2])
+    assert settled == "At every width the solver stopped because the state had settled."
+
+
+def test_restart_words_tell_the_restart_from_the_check():
+    from recur.chapters.ch7_fixed_points import restart_words
+
+    # the chapter's case: 20 passed with restarts, 16 got there in one run, all 16 met
+    both = restart_words({"reached": 20}, {"reached": 16, "met": 16})
+    assert (both["restarted"], both["rejected"]) == (4, 0)
+    assert both["words"].endswith("the restart, not the check, made the difference")
+    check = restart_words({"reached": 20}, {"reached": 20, "met": 17})
+    assert (check["restarted"], check["rejected"]) == (0, 3)
+    assert check["words"].startswith("3 of them missed a sum")
+    neither = restart_words({"reached": 18}, {"reached": 18, "met": 18})
+    assert neither["words"] == "neither the restart nor the check changed the count"
+
+
+def test_settle_words_sort_the_loops_by_the_tolerance():
+    from recur.chapters.ch7_fixed_points import settle_words
+
+    changes = {"a": 1e-8, "b": 4e-4, "c": 9e-2, "d": 1e-3, "e": 1.3e-2}
+    words = settle_words(changes, 1e-3)
+    assert words["moving"] == "c and e"  # above 1e-3; d is at it, so settled
+    assert words["settled"] == "a, b and d"
+    assert settle_words({"a": 1.0}, 1e-3) == {"moving": "a", "settled": "none"}
+    with pytest.raises(ValueError):
+        settle_words({}, 1e-3)
+
+
+def _my_iterate(f, x, z, tol=1e-6, max_iter=100):
+    """Chapter 7's Solution 2, as the page prints it."""
+    for k in range(1, max_iter + 1):
+        fz = f(x, z)
+        moved = (fz - z).norm() / (fz.norm() + 1e-12)  # relative change
+        z = fz
+        if moved < tol:
+            return z, k
+    return z, max_iter
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_solution_2_stops_with_the_library_on_one_example(seed):
+    """The solution's claim, for the exercise's one example x of shape (1, 5): the same
+    iteration count and the same z as the library's plain iteration."""
+    from recur.models.fixedpoint import fixed_point
+
+    gen = torch.Generator().manual_seed(seed)
+    w = 0.3 * torch.randn(5, 5, generator=gen) / 5**0.5
+    x = torch.randn(1, 5, generator=gen)
+
+    def f(x, z):
+        return torch.tanh(z @ w + x)
+
+    with torch.no_grad():
+        z_lib, solve = fixed_point(f, x, torch.zeros(1, 5), method="iteration")
+        z_mine, k = _my_iterate(f, x, torch.zeros(1, 5))
+    assert k == solve.n_iter
+    assert torch.allclose(z_mine, z_lib, atol=1e-6)

@@ -219,3 +219,33 @@ def test_the_settings_the_chapter_states_are_the_ones_that_train_and_measure():
     study = inspect.signature(load_script("ch7_studies").run).parameters
     ran = (study["n_sums"].default, study["long_chains"].default)
     assert ran == (said["random"], said["chains"]) == (500, 200)
+
+
+def test_seeds_that_wait_count_only_the_learned_seeds_at_or_above_the_bar():
+    import pandas as pd
+
+    from recur.chapters.ch7_pondernet import seeds_that_wait
+
+    runs = pd.DataFrame(
+        {
+            "exact at 8 bits": [1.0, 0.999, 0.995, 0.98, 1.0],
+            "value": [0.2, 1.1, 0.5, 2.0, 0.49],
+        }
+    )  # the bar counts (0.5 is at it), the unlearned 2.0 does not
+    found = seeds_that_wait(runs, learned_at=0.99, slope_bar=0.5)
+    assert found == {"others": 2, "others_min": 0.5, "others_max": 1.1}
+    none = seeds_that_wait(runs.iloc[[0, 4]], learned_at=0.99, slope_bar=0.5)
+    assert none["others"] == 0 and math.isnan(none["others_min"])
+
+
+def test_ranking_words_count_the_measures_act_leads():
+    from recur.chapters.ch7_pondernet import ranking_words
+
+    values = {"ACT_x_64": 1.0, "PonderNet_x_64": 0.968, "ACT_lc_64": 1.0,
+              "PonderNet_lc_64": 0.985, "ACT_bey_8": 0.05,
+              "PonderNet_bey_8": 5.1}  # fmt: skip
+    assert ranking_words(values).startswith("came out ahead on all three measures")
+    values["PonderNet_lc_64"] = 1.0  # a tie is not a lead
+    assert ranking_words(values).startswith("came out ahead on 2 of the three")
+    values["ACT_bey_8"] = 6.0  # more steps beyond the carry is behind
+    assert ranking_words(values).startswith("came out ahead on 1 of the three")

@@ -138,7 +138,8 @@ def by_width(
 ) -> pd.DataFrame:
     """Exact match of the DEQ cell (solver cap 2 (n + 1)) and of the unrolled cell
     (n + 1 rounds, Chapter 2) on random sums of each width (``sizes``: width -> number
-    of sums, seeded ``seed + width``), with the solver's iterations on them."""
+    of sums, seeded ``seed + width``), with the solver's iterations on them and whether
+    every sum's state settled before the cap (``converged``)."""
     rows = []
     for n_bits, n_sums in sizes.items():
         batch = random_batch(n_sums, n_bits, seed=seed + n_bits)
@@ -151,6 +152,7 @@ def by_width(
                 "longest chain": int(batch.distance.max()),
                 "DEQ exact": float(fixed),
                 "solver iterations": solves_summary(solves).n_iter,
+                "converged": solves_summary(solves).converged,
                 "unrolled exact": float(
                     evaluate(unrolled, batch, n_bits + 1).exact[-1]
                 ),
@@ -252,3 +254,55 @@ def iterations_words(chain: pd.Series) -> dict:
             f"position): {low} to {high} at every length tried"
         )
     return {"slope": slope, "words": words}
+
+
+def cap_words(widths: pd.DataFrame) -> str:
+    """What the solver did at each width of a :func:`by_width` table, for the page: the
+    widths at which it stopped at its cap before every sum had settled, and whether the
+    readout was right on every sum there all the same."""
+    capped = widths[~widths["converged"].astype(bool)]
+    if capped.empty:
+        return "At every width the solver stopped because the state had settled."
+    listed = " and ".join(f"{n_bits:,}" for n_bits in capped.index)
+    right = bool((capped["DEQ exact"] == 1.0).all())
+    tail = ", though the readout was already right on every sum" if right else ""
+    return (
+        f"At {listed} bits the solver reached its cap of 2(n + 1) iterations before "
+        f"every sum had settled{tail}."
+    )
+
+
+def restart_words(checked: dict, one_run: dict) -> dict:
+    """What the DEQ's restart and its check each did over the seeds, from two
+    :func:`recur.studies.live.live_counts`: the chapter's procedure (``checked``) and
+    one run per seed that stops at the first check with every held-out pair right
+    (``one_run``, whose first run is the procedure's first attempt). A seed that never
+    got there in one run passed the procedure only after a restart, so ``restarted``
+    is a lower bound; ``rejected`` counts the one-run models that got there and yet
+    missed a 1,024-bit sum, the ones a check at a longer solve could catch."""
+    restarted = max(checked["reached"] - one_run["reached"], 0)
+    rejected = one_run["reached"] - one_run["met"]
+    if rejected == 0 and restarted > 0:
+        words = "in this study the restart, not the check, made the difference"
+    elif rejected > 0:
+        words = f"{rejected} of them missed a sum, which is what the check is for"
+    else:
+        words = "neither the restart nor the check changed the count"
+    return {"restarted": restarted, "rejected": rejected, "words": words}
+
+
+def settle_words(last_change: dict[str, float], tol: float) -> dict:
+    """Which loops still move in the last round measured, for the page: ``last_change``
+    maps a loop's name to its state's change between the last two rounds (a share of
+    its size); ``moving`` names those above ``tol``, ``settled`` the others."""
+    if not last_change:
+        raise ValueError("no loops to sort")
+
+    def listed(names: list[str]) -> str:
+        if len(names) < 2:
+            return "".join(names) or "none"
+        return ", ".join(names[:-1]) + " and " + names[-1]
+
+    moving = [name for name, change in last_change.items() if change > tol]
+    settled = [name for name, change in last_change.items() if change <= tol]
+    return {"moving": listed(moving), "settled": listed(settled)}

@@ -20,7 +20,7 @@ from recur.views.text import more_word
 # bit, pauses while training, a cap of 16 rounds, a quarter of long chains, 1,200 steps
 # at lr 0.003 falling to 0 on a cosine) with PonderNet's halting rule in place of ACT.
 # Left out, because they belong to ACT: the halting noise and train_book_act's check.
-# Also left out: the long training runs that end with no carry (BOOK_ACT's
+# Also left out: the long training chains that end with no carry (BOOK_ACT's
 # chain_kill_share; here 0), so a long wait may promise a carry (Chapter 7 says so).
 PONDER_MODEL = UTOptions(
     window=1,
@@ -117,7 +117,7 @@ def gradients_beside_act(
     rounds = pd.Index(range(1, len(h) + 1), name="round r")
     columns = {
         "ACT: d rho / d h_r": act_h.grad.numpy(),
-        "PonderNet: d L / d lambda_r": lam.grad.numpy(),
+        "PonderNet: d L_task / d lambda_r": lam.grad.numpy(),
     }
     return pd.DataFrame(columns, index=rounds)
 
@@ -158,3 +158,35 @@ def comparison_words(values: dict) -> dict:
         "lc_64": more_word(values["PonderNet_lc_64"], values["ACT_lc_64"]),
         "rate": values["PonderNet_slope"] / values["ACT_slope"],
     }
+
+
+def seeds_that_wait(runs: pd.DataFrame, learned_at: float, slope_bar: float) -> dict:
+    """Of the seeds in ``runs`` (PonderNet's rows of ``data/live_seeds.csv``: ``exact
+    at 8 bits`` and ``value``, its rounds per position of carry distance) that learned
+    the 8-bit sums (``learned_at`` or more), how many grew by ``slope_bar`` or more per
+    position (``others``), and the least and most of them (``others_min``,
+    ``others_max``); NaN when there are none."""
+    learned = runs[runs["exact at 8 bits"] >= learned_at]
+    others = learned.loc[learned["value"] >= slope_bar, "value"]
+    return {
+        "others": len(others),
+        "others_min": float(others.min()) if len(others) else float("nan"),
+        "others_max": float(others.max()) if len(others) else float("nan"),
+    }
+
+
+RANKED = "random and long-chain 64-bit sums on the worst seed, steps beyond the carry"
+
+
+def ranking_words(values: dict) -> str:
+    """Where ACT stands beside PonderNet, for the page, from :func:`study_values`: on
+    how many of three measures ACT is ahead (more random and more long-chain 64-bit
+    sums exact on the worst seed, fewer steps beyond the carry at 8 bits)."""
+    ahead = [
+        values["ACT_x_64"] > values["PonderNet_x_64"],
+        values["ACT_lc_64"] > values["PonderNet_lc_64"],
+        values["ACT_bey_8"] < values["PonderNet_bey_8"],
+    ]
+    if all(ahead):
+        return f"came out ahead on all three measures above ({RANKED})"
+    return f"came out ahead on {sum(ahead)} of the three measures above ({RANKED})"

@@ -12,6 +12,7 @@ from matplotlib.ticker import MaxNLocator
 from recur.views.style import finish, variant_colors, with_colors
 
 MB = 2**20
+SOLVER_NAMES = {"iteration": "plain iteration", "anderson": "Anderson acceleration"}
 
 
 def plot_iterations_by_chain(table: pd.DataFrame, cap: int) -> plt.Figure:
@@ -24,7 +25,7 @@ def plot_iterations_by_chain(table: pd.DataFrame, cap: int) -> plt.Figure:
             rows["iterations"],
             "o-",
             color=color,
-            label=f"{method} (DEQ solver)",
+            label=SOLVER_NAMES.get(method, method),
         )
     chains = np.sort(table["longest chain"].unique())
     ax.plot(chains, chains, "s--", color="#888", label="rounds the exact rule needs")
