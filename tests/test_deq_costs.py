@@ -289,3 +289,19 @@ def test_solution_2_stops_with_the_library_on_one_example(seed):
         z_mine, k = _my_iterate(f, x, torch.zeros(1, 5))
     assert k == solve.n_iter
     assert torch.allclose(z_mine, z_lib, atol=1e-6)
+
+
+def test_train_deq_hands_its_solver_to_the_cell(monkeypatch):
+    """Exercise 1's call, train_deq(method="anderson"), trains a cell that solves with
+    Anderson acceleration; the chapter's default stays plain iteration."""
+    import recur.chapters.ch7_fixed_points as ch7
+
+    made = []
+
+    def record(make, *args, **kwargs):
+        made.append(make())
+
+    monkeypatch.setattr(ch7, "checked_training", record)
+    ch7.train_deq(method="anderson")
+    ch7.train_deq()
+    assert [cell.method for cell in made] == ["anderson", "iteration"]

@@ -5,6 +5,7 @@ state still changes each round), with the sentences its page glues."""
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 import pandas as pd
@@ -51,17 +52,21 @@ def right_with_cap(
     return float(evaluate(model, heldout, DEQ_CHECK_CAP).exact[-1])
 
 
-def train_deq(seed: int = 0, max_attempts: int = 2, **overrides) -> CellRun:
+def train_deq(
+    seed: int = 0, max_attempts: int = 2, method: str = "iteration", **overrides
+) -> CellRun:
     """Chapter 7's DEQ cell (:class:`EquilibriumCell`, initial weights from ``seed``)
     trained with :data:`DEQ_TRAINING`, stopping at the first check at which every
     held-out pair is right and :func:`right_with_cap` finds them all right; if none
     passes, it starts again from a new seed, at most ``max_attempts`` runs
     (:func:`recur.training.cell_check.checked_training`, Chapter 2's procedure with this
-    check). ``overrides`` go to :class:`~recur.training.config.TrainConfig` (``device``,
+    check). ``method`` is the cell's solver (Exercise 1 trains with ``"anderson"``);
+    ``overrides`` go to :class:`~recur.training.config.TrainConfig` (``device``,
     ...)."""
     cap = f"with a solver cap of {DEQ_CHECK_CAP}"
     return checked_training(
-        EquilibriumCell, DEQ_TRAINING | overrides, right_with_cap, seed, max_attempts,
+        functools.partial(EquilibriumCell, method=method), DEQ_TRAINING | overrides,
+        right_with_cap, seed, max_attempts,
         kept=f"kept them right {cap}", share=f"are right {cap}",
     )  # fmt: skip
 
