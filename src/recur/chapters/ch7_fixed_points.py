@@ -64,9 +64,11 @@ def train_deq(
     ``overrides`` go to :class:`~recur.training.config.TrainConfig` (``device``,
     ...)."""
     cap = f"with a solver cap of {DEQ_CHECK_CAP}"
+    make = EquilibriumCell  # the chapter's cell, plain iteration
+    if method != "iteration":
+        make = functools.partial(EquilibriumCell, method=method)
     return checked_training(
-        functools.partial(EquilibriumCell, method=method), DEQ_TRAINING | overrides,
-        right_with_cap, seed, max_attempts,
+        make, DEQ_TRAINING | overrides, right_with_cap, seed, max_attempts,
         kept=f"kept them right {cap}", share=f"are right {cap}",
     )  # fmt: skip
 
