@@ -230,8 +230,9 @@ function mountDeqExplorer(root, spec) {
     const cap = 2 * (pair.a.length + 1);
     return { nRounds: out.nIter, note: `The solver stopped after ${out.nIter} iterations ` +
       (out.converged ? "(the state had settled)" : `(the cap, ${cap}: it had not settled)`) +
-      `; the longest carry chain is ${span ? span[1] - span[0] : 0}; the readout at the ` +
-      `fixed point ${wrong ? `has ${wrong} wrong bits` : "is the true sum"}` };
+      `; the longest carry chain is ${span ? span[1] - span[0] : 0}; the readout ` +
+      (out.converged ? "at the fixed point " : "where the solver stopped ") +
+      (wrong ? `has ${wrong} wrong bits` : "is the true sum") };
   };
   const draw = (k) => {
     const { out, rule, truth, tol } = shown;

@@ -196,7 +196,9 @@ def fixed_point(
     if not torch.is_grad_enabled():
         return z_star, info
     z_star = z_star.detach().requires_grad_()
-    f_star = f(x, z_star)  # one application of f: the only graph training keeps
+    # two applications of f at z* (f_star, z_out): the only graphs training keeps,
+    # however many iterations the solve ran
+    f_star = f(x, z_star)
     if not f_star.requires_grad:
         return f_star.detach(), info
     z_out = f(x, z_star.detach())  # = z* at convergence; its graph reaches x, theta

@@ -262,15 +262,16 @@ def deq_explorer(deq, a: str = "0110111111111101", b: str = "0001000000000011"):
         logits = run_model(deq, batch.bits, cap).logits[0, 0]  # (n + 1,)
         fixed = "".join("1" if x > 0 else "0" for x in logits.tolist()[::-1])
         solve, truth = deq.last_solve, trace.true_sum
-        settled = "(the state had settled)"
+        settled, where = "(the state had settled)", "at the fixed point"
         if not solve.converged:
             settled = f"(the cap, {cap}: it had not settled)"
+            where = "where the solver stopped"
         wrong = sum(x != y for x, y in zip(fixed, truth, strict=True))
         verdict = f"has {wrong} wrong bits" if wrong else "is the true sum"
         note = (
             f"The solver stopped after {solve.n_iter} iterations {settled}; the "
-            f"longest carry chain is {trace.rounds_to_settle}; the readout at the "
-            f"fixed point {verdict}. Click an iteration:"
+            f"longest carry chain is {trace.rounds_to_settle}; the readout {where} "
+            f"{verdict}. Click an iteration:"
         )
         walk = solver_walk(deq, trace.a, trace.b, solve.n_iter)
         rule = parallel_add(trace.a, trace.b, n_rounds=solve.n_iter)
