@@ -27,7 +27,7 @@ from nbclient import NotebookClient
 
 from last_run import recorded
 from recur.chapters.ch2_shared_update import length_generalization, train_variant
-from recur.chapters.ch4_universal_transformer import train_ut
+from recur.chapters.ch4_universal_transformer import UT_SIZE, train_ut
 from recur.chapters.ch6_act_ut import BOOK_ACT
 from recur.chapters.ch7_costs import attention_costs
 from recur.chapters.ch7_fixed_points import training_memory
@@ -297,7 +297,6 @@ BATCH_SIZES = (64, 256, 1024, 4096)
 
 def _step_models():
     """Chapter 2's cell and Chapter 6's model with their training settings."""
-    from recur.chapters.ch4_universal_transformer import UT_SIZE
     from recur.models.cell import LocalCell
     from recur.models.ut import UniversalTransformer
 
@@ -347,12 +346,12 @@ def bench_devices(
 
 
 def bench_attention(out: Path = BOOK / "data" / "attention_costs.csv") -> None:
-    """One UT round (d_model 32, 4 heads, as in the book) with full, masked-local and
+    """One UT round (the book's size, UT_SIZE) with full, masked-local and
     banded-local attention (window 1) for n = 64 ... 4,096 positions, one thread on the
     CPU (and on the GPU when there is one): the fastest of 5 interleaved runs and the
     bytes kept for backward. Writes ``book/data/attention_costs.csv``."""
     torch.manual_seed(0)
-    block = UTBlock(32, 4, 64)
+    block = UTBlock(UT_SIZE["d_model"], UT_SIZE["n_heads"], UT_SIZE["d_ff"])
     sizes = [64, 256, 1024, 2048, 4096]
     with cpu_threads(1, torch.device("cpu")):
         table = attention_costs(block, sizes, repeats=5)
