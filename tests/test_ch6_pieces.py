@@ -180,8 +180,9 @@ def test_the_early_share_is_a_mean_over_seeds_not_over_rows():
 
 def test_the_ramp_words_say_no_more_than_the_runs():
     assert ramp_words(4, 5, 5) == (
-        "4 of 5 runs reached it at full weight and 5 ramped: too few runs to tell "
-        "apart, so the ramp rests on the argument."
+        "4 of 5 runs with the penalty at full weight from the first step got there, "
+        "and 5 of 5 ramped ones: too few runs to tell apart, so the ramp rests on the "
+        "argument."
     )
     assert ramp_words(1, 5, 5).endswith(": the ramp helped.")
     assert ramp_words(5, 2, 5).endswith(": the ramp did not help.")
