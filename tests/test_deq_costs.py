@@ -225,8 +225,8 @@ def test_cap_words_name_the_widths_where_the_solver_hit_its_cap():
         index=pd.Index([8, 64, 1024], name="bits"),
     )
     assert cap_words(widths) == (
-        "At 8 and 1,024 bits the solver reached its cap of 2(n + 1) iterations "
-        "before every sum had settled."
+        "At 8 and 1,024 bits the solver reached its cap of 18 and 2,050 iterations, "
+        "2(n + 1), before every sum had settled."
     )  # one width capped and wrong: no "readout right" clause
     right = cap_words(widths.iloc[:2])
     assert right.startswith("At 8 bits") and right.endswith("right on every sum.")
@@ -305,3 +305,44 @@ def test_train_deq_hands_its_solver_to_the_cell(monkeypatch):
     ch7.train_deq(method="anderson")
     ch7.train_deq()
     assert [cell.method for cell in made] == ["anderson", "iteration"]
+
+
+def test_seeds_above_counts_the_last_round_per_method():
+    import pandas as pd
+
+    from recur.chapters.ch7_fixed_points import seeds_above
+
+    rows = [  # (method, seed, round, change); only round 2 counts
+        ("A", 0, 1, 9.0), ("A", 0, 2, 2e-1), ("A", 1, 1, 9.0), ("A", 1, 2, 5e-4),
+        ("B", 0, 1, 9.0), ("B", 0, 2, 1e-3), ("B", 1, 2, 3e-3), ("B", 2, 2, 4e-2),
+    ]  # fmt: skip
+    settle = pd.DataFrame(rows, columns=["method", "seed", "round", "change"])
+    counts = seeds_above(settle, 1e-3)
+    assert counts == {"A_above": 1, "A_seeds": 2, "B_above": 2, "B_seeds": 3}
+    with pytest.raises(ValueError):
+        seeds_above(settle.iloc[:0], 1e-3)
+
+
+def test_band_ahead_from_needs_every_longer_length():
+    import pandas as pd
+
+    from recur.chapters.ch7_costs import band_ahead_from
+
+    def rows(n, band, full, mask):  # (seconds, bytes) for each kind
+        kinds = {"banded local": band, "full": full, "masked local": mask}
+        return [(n, kind, t, b) for kind, (t, b) in kinds.items()]
+
+    table = (
+        rows(64, (3, 9), (1, 5), (2, 8))  # band slowest and biggest
+        + rows(256, (1, 5), (2, 4), (3, 9))  # fastest, less than the mask
+        + rows(1024, (1, 5), (2, 4), (3, 9))
+    )
+    costs = pd.DataFrame(table, columns=["n", "attention", "seconds", "bytes"])
+    assert band_ahead_from(costs) == 256
+    slow_top = costs.copy()
+    at_top = (slow_top["n"] == 1024) & (slow_top["attention"] == "full")
+    slow_top.loc[at_top, "seconds"] = 0
+    assert band_ahead_from(slow_top) is None  # behind at the longest length
+    gap = costs.copy()
+    gap.loc[(gap["n"] == 256) & (gap["attention"] == "banded local"), "bytes"] = 10
+    assert band_ahead_from(gap) == 1024  # 256 keeps more than the mask

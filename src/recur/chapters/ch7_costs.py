@@ -126,3 +126,22 @@ def sharing_costs(
         for name, k in distinct.items()
     ]
     return pd.DataFrame(rows).set_index("scheme")
+
+
+def band_ahead_from(costs: pd.DataFrame) -> int | None:
+    """The fewest positions from which, at every measured length, banded attention is
+    the fastest of the three kinds and keeps less memory than the masked window, from
+    :func:`attention_costs` rows (``n``, ``attention``, ``seconds``, ``bytes``) of one
+    device; None when the band is behind at the longest length."""
+    table = costs.set_index(["n", "attention"])
+    ahead_from = None
+    for n in sorted(costs["n"].unique(), reverse=True):
+        band, full, mask = (table.loc[(n, kind)] for kind in ATTENTION_KINDS)
+        fastest = band["seconds"] < min(full["seconds"], mask["seconds"])
+        if not (fastest and band["bytes"] < mask["bytes"]):
+            break
+        ahead_from = int(n)
+    return ahead_from
+
+
+ATTENTION_KINDS = ("banded local", "full", "masked local")

@@ -271,11 +271,12 @@ def cap_words(widths: pd.DataFrame) -> str:
     if capped.empty:
         return "At every width the solver stopped because the state had settled."
     listed = " and ".join(f"{n_bits:,}" for n_bits in capped.index)
+    caps = " and ".join(f"{twice_width_plus_one(n_bits):,}" for n_bits in capped.index)
     right = bool((capped["DEQ exact"] == 1.0).all())
     tail = ", though the readout was already right on every sum" if right else ""
     return (
-        f"At {listed} bits the solver reached its cap of 2(n + 1) iterations before "
-        f"every sum had settled{tail}."
+        f"At {listed} bits the solver reached its cap of {caps} iterations, 2(n + 1), "
+        f"before every sum had settled{tail}."
     )
 
 
@@ -313,3 +314,17 @@ def settle_words(last_change: dict[str, float], tol: float) -> dict:
     moving = [name for name, change in last_change.items() if change > tol]
     settled = [name for name, change in last_change.items() if change <= tol]
     return {"moving": listed(moving), "settled": listed(settled)}
+
+
+def seeds_above(settle: pd.DataFrame, tol: float) -> dict:
+    """Per method of a settling study (rows ``method``, ``seed``, ``round`` and
+    ``change``), how many seeds still change by more than ``tol`` in the last round
+    measured, and of how many seeds: ``{method}_above`` and ``{method}_seeds``."""
+    if settle.empty:
+        raise ValueError("no settling rows to count")
+    last = settle[settle["round"] == settle["round"].max()]
+    counts = {}
+    for method, rows in last.groupby("method"):
+        counts[f"{method}_above"] = int((rows["change"] > tol).sum())
+        counts[f"{method}_seeds"] = int(rows["seed"].nunique())
+    return counts
