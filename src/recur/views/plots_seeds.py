@@ -22,6 +22,38 @@ EARLY = {  # column: (colour, legend)
 }
 
 
+def _exact_panel(ax, runs: pd.DataFrame, title: str, n_bits: int) -> None:
+    """The upper panel of one recipe: exact match per seed, the bars dashed."""
+    for column, marker, color in TOP:
+        if column not in runs:  # a study without this column
+            continue
+        ax.plot(runs.index, runs[column], marker, color=color, label=column,
+                ms=4 if marker == "^" else 6)  # fmt: skip
+        if column in SUCCESS:
+            ax.axhline(SUCCESS[column], color=color, ls="--", lw=0.8,
+                       label=f"bar: {SUCCESS[column]:.0%}")  # fmt: skip
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.set_ylabel(f"exact match,\n{n_bits}-bit sums")
+
+
+def _early_panel(low, runs: pd.DataFrame, early: list[str], early_max: float) -> None:
+    """The lower panel of one recipe: the share that halted before the carry, per
+    seed, side by side for random sums and long chains; seeds that missed the bar in
+    red."""
+    for j, column in enumerate(early):
+        color, label = EARLY[column]
+        low.bar(runs.index + dodge(j, len(early), 0.4), runs[column] * 100,
+                width=0.4, color=color, label=label)  # fmt: skip
+    low.set_ylim(0, early_max * 1.1)
+    low.set_xlabel("training seed")
+    low.set_xticks(runs.index, [str(s) for s in runs.index])
+    for label, good in zip(low.get_xticklabels(), runs["success"], strict=True):
+        label.set_color("black" if good else PALETTE[1])
+    low.set_ylabel("halted before\nthe carry (%)")
+
+
 def plot_seed_spread(
     table: pd.DataFrame, n_bits: int = 64, names: dict[str, str] | None = None
 ) -> plt.Figure:
@@ -45,32 +77,11 @@ def plot_seed_spread(
     for k, recipe in enumerate(recipes):
         runs = top[top["recipe"] == recipe].set_index("seed").sort_index()
         ok = int(runs["success"].sum())
-        ax, low = axes[0][k], axes[1][k]
-        for column, marker, color in TOP:
-            if column not in runs:  # a study without this column
-                continue
-            ax.plot(runs.index, runs[column], marker, color=color, label=column,
-                    ms=4 if marker == "^" else 6)  # fmt: skip
-            if column in SUCCESS:
-                ax.axhline(SUCCESS[column], color=color, ls="--", lw=0.8,
-                           label=f"bar: {SUCCESS[column]:.0%}")  # fmt: skip
-        ax.set_ylim(-0.02, 1.02)
         title = f"{names.get(recipe, recipe)}: {ok} of {len(runs)} seeds met the bar"
-        ax.set_title(title, fontsize=10)
-        ax.grid(alpha=0.3)
-        for j, column in enumerate(early):  # side by side: random, long chains
-            color, label = EARLY[column]
-            low.bar(runs.index + dodge(j, len(early), 0.4), runs[column] * 100,
-                    width=0.4, color=color, label=label)  # fmt: skip
-        low.set_ylim(0, early_max * 1.1)
-        low.set_xlabel("training seed")
-        low.set_xticks(runs.index, [str(s) for s in runs.index])
-        ax.set_xticks(runs.index, [])  # named under the lower panel
-        ax.sharex(low)  # each recipe's own seeds
-        for label, good in zip(low.get_xticklabels(), runs["success"], strict=True):
-            label.set_color("black" if good else PALETTE[1])
-        ax.set_ylabel(f"exact match,\n{n_bits}-bit sums")
-        low.set_ylabel("halted before\nthe carry (%)")
+        _exact_panel(axes[0][k], runs, title, n_bits)
+        _early_panel(axes[1][k], runs, early, early_max)
+        axes[0][k].set_xticks(runs.index, [])  # named under the lower panel
+        axes[0][k].sharex(axes[1][k])  # each recipe's own seeds
     axes[0][0].legend(frameon=False, fontsize=9, loc="center left")
     axes[1][0].legend(frameon=False, fontsize=8, loc="upper left")
     finish(fig)
