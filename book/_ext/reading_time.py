@@ -12,12 +12,11 @@ whenever any page changed, so its times follow the pages as they are now.
 
 from __future__ import annotations
 
-import math
 import posixpath
 
 from docutils import nodes
 
-from recur.views.text import WORDS_PER_MINUTE
+from recur.views.text import minutes
 
 ROLE = "reading-minutes"
 HIDDEN_SOURCE = ("all", "input", "input+output")  # myst-nb's hide-cell, hide-input
@@ -44,14 +43,6 @@ def visible_words(doctree: nodes.Node) -> int:
     if isinstance(doctree, nodes.Text):
         return len(doctree.astext().split())
     return sum(visible_words(child) for child in doctree.children)
-
-
-def minutes(words: int, per_minute: int = WORDS_PER_MINUTE) -> int:
-    """``words`` at ``per_minute``, rounded up to a multiple of 5 minutes; at
-    least 5."""
-    if words < 0 or per_minute <= 0:
-        raise ValueError(f"need words >= 0 and per_minute > 0: {words}, {per_minute}")
-    return max(5, 5 * math.ceil(words / (5 * per_minute)))
 
 
 def _role(name, rawtext, text, lineno, inliner, options=None, content=None):

@@ -125,10 +125,18 @@ def margin_words(margin: float) -> str:
 WORDS_PER_MINUTE = 200  # a careful reader of technical prose
 
 
+def minutes(words: int, per_minute: int = WORDS_PER_MINUTE) -> int:
+    """``words`` at ``per_minute``, rounded up to a multiple of 5 minutes; at
+    least 5."""
+    if words < 0 or per_minute <= 0:
+        raise ValueError(f"need words >= 0 and per_minute > 0: {words}, {per_minute}")
+    return max(5, 5 * -(-words // (5 * per_minute)))
+
+
 def reading_minutes(path) -> int:
     """About how many minutes a page's prose takes to read: the words of a notebook's
     markdown cells at :data:`WORDS_PER_MINUTE`, rounded up to a multiple of 5."""
     cells = json.loads(Path(path).read_text())["cells"]
     words = sum(len("".join(c["source"]).split()) for c in cells
                 if c["cell_type"] == "markdown")  # fmt: skip
-    return max(5, 5 * -(-words // (5 * WORDS_PER_MINUTE)))
+    return minutes(words)
