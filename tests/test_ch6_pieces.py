@@ -1,6 +1,6 @@
 """What each piece of Chapter 6's check and restart decides, read from study tables
 (recur.chapters.ch6_check.without_each_part and restart_counts), and the share of
-positions a sum makes wait (recur.chapters.ch6_measures.share_carried_far); every
+positions a sum makes wait (recur.chapters.ch6_measures.share_waiting); every
 expected value worked out by hand from the small tables below."""
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from recur.chapters.ch6_check import (
 from recur.chapters.ch6_measures import (
     halted_early_by_variant,
     ramp_words,
-    share_carried_far,
     share_waiting,
 )
 from recur.core.tasks import batch_from_strings
@@ -78,17 +77,6 @@ def test_restarts_are_counted_per_seed():
     assert restart_counts(pd.DataFrame(rows)) == {
         "seeds": 4, "first": 2, "restarted": 2, "later": 1, "met": 2,
         "both": 2}  # fmt: skip  # seed 3 passed but missed; seed 2 did neither
-
-
-def test_the_share_carried_far_counts_positions_by_hand():
-    # 0111 + 0001: carry distances, LSB first: bit 0: 0, 1: 1, 2: 2, 3: 3, and 0 into
-    # the carry-out (0 + 0 at bit 3 kills it); 0000 + 0000: all 0. Ten positions
-    batch = batch_from_strings([("0111", "0001"), ("0000", "0000")])
-    assert torch.equal(batch.distance[0], torch.tensor([0, 1, 2, 3, 0]))
-    assert share_carried_far(batch, 3) == pytest.approx(1 / 10)
-    assert share_carried_far(batch, 1) == pytest.approx(3 / 10)
-    with pytest.raises(ValueError, match="at_least"):
-        share_carried_far(batch, 0)
 
 
 def test_the_tau_figure_draws_the_steps_beyond_the_carry_per_seed():
@@ -159,7 +147,7 @@ def test_the_share_waiting_counts_waits_by_hand():
     assert share_waiting(batch, 1) == pytest.approx(1.0)
     # 0110 + 0000: no carry anywhere, yet bit 3 waits past the propagating bits 1, 2
     quiet = batch_from_strings([("0110", "0000")])
-    assert share_carried_far(quiet, 1) == 0.0
+    assert not (quiet.distance >= 1).any()  # no carry travels at all
     assert share_waiting(quiet, 3) == pytest.approx(1 / 5)
     with pytest.raises(ValueError, match="at_least"):
         share_waiting(batch, 0)

@@ -52,14 +52,6 @@ def batch_wait_rounds(batch: AdditionBatch) -> np.ndarray:
     return wait_rounds(bits[..., 0], bits[..., 1])[:, :-1]  # (B, n)
 
 
-def share_carried_far(batch: AdditionBatch, at_least: int) -> float:
-    """The share of all positions of ``batch`` whose carry distance is at least
-    ``at_least``: with a window of one, positions that must wait that many rounds."""
-    if at_least < 1:
-        raise ValueError(f"at_least must be >= 1, got {at_least}")
-    return float((batch.distance >= at_least).float().mean())
-
-
 def share_waiting(batch: AdditionBatch, at_least: int) -> float:
     """The share of all positions of ``batch`` that a local window of one keeps
     waiting at least ``at_least`` rounds for their carry-in, arriving or not
