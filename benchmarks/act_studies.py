@@ -20,15 +20,19 @@ carry, no check, no restart):
 The chapter's procedure (``train_book_act``):
 
 - ``seeds``: twenty seeds of it and of ``TUNED_ACT``, tested on fresh sums of 8 to 64
-  bits (random, long chains, long waits without a carry); with ``--device cuda`` the
+  bits (random, long chains, long waits without a carry) and on the hardest sums of
+  each width (:func:`recur.core.hardest.hardest_sums`); with ``--device cuda`` the
   procedure alone on a GPU, written to ``act_seeds_cuda.csv``;
 - ``seeds_every``: the same with the shared block run on every sum in each training
   step (other rounding: equal in exact arithmetic);
-- ``wide``: the same twenty models tested on sums of 128 to 1,024 bits;
+- ``wide``: the same twenty models tested on sums of 128 to 1,024 bits, and on the
+  hardest sums of each width;
 - ``third_run_rows`` and ``third_run_every``: a third run, with either rounding, on the
   registry's seeds for that choice (``act_third_run_*.csv``);
 - ``give_up``: every check of the first runs of the registry's give-up seeds, which
   ``GIVE_UP_STEP`` rests on.
+- ``pairs``: the procedure with its model reading each pair of bits as a set and
+  without, on the registry's seeds for that choice, tested on the hardest sums too.
 
 Run: ``make studies`` (all of them), or
 ``.venv/bin/python benchmarks/act_studies.py [--jobs N] [--device D] [name ...]``.
@@ -48,7 +52,12 @@ from recur.chapters.ch4_universal_transformer import ACT_RAMP_STEPS
 from recur.chapters.ch6_act_ut import BOOK_ACT, TUNED_ACT
 from recur.core.seeds import CANDIDATE_SUMS, by_name
 from recur.core.tasks import twice_width_plus_one
-from recur.studies.seed_study import WIDE_WIDTHS, first_run_checks, seed_runs
+from recur.studies.hardest_study import pair_runs
+from recur.studies.seed_study import (
+    WIDE_WIDTHS,
+    first_run_checks,
+    seed_runs,
+)
 from recur.studies.sweeps import act_runs, tau_sweep, waiting_runs
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
@@ -181,7 +190,10 @@ STUDIES = {
             "extra_columns": ("halted before the carry",),
         },
     ),
-    "seeds": (seed_runs, BOOK_SEEDS | {"recipes": ("BOOK_ACT", "TUNED_ACT")}),
+    "seeds": (
+        seed_runs,
+        BOOK_SEEDS | {"recipes": ("BOOK_ACT", "TUNED_ACT"), "hardest": True},
+    ),
     "seeds_every": (
         seed_runs,
         BOOK_SEEDS | {"recipes": ("BOOK_ACT",), "model_options": EVERY_SUM},
@@ -189,6 +201,16 @@ STUDIES = {
     "third_run_rows": (seed_runs, THIRD_RUN | {"model_options": ROWS_ONLY}),
     "third_run_every": (seed_runs, THIRD_RUN | {"model_options": EVERY_SUM}),
     "give_up": (first_run_checks, GIVE_UP),
+    "pairs": (
+        pair_runs,
+        {
+            "seeds": list(by_name("pairs as sets").seeds),
+            "sums_seed": CANDIDATE_SUMS,
+            "n_sums": 100,
+            "long_chains": 50,
+            "jobs": 2,
+        },
+    ),
     "wide": (
         seed_runs,
         {
@@ -198,6 +220,8 @@ STUDIES = {
             "n_sums": 200,
             "long_chains": 100,
             "long_chains_up_to": 256,
+            "hardest": True,
+            "hardest_news": False,  # every sum to the last round: slow at 1,024 bits
             "jobs": 2,
         },
     ),  # fmt: skip

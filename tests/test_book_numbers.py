@@ -183,8 +183,10 @@ def test_iterations_by_chain_counts_the_rule_by_hand():
     assert table["converged"].all() and (table["exact"] == 1.0).all()
 
 
-@pytest.mark.parametrize("a, b", [("0111", "0001"), ("01111111", "00000001"),
-                                  ("10110100", "01101101"), ("0", "0")])
+@pytest.mark.parametrize(
+    "a, b",
+    [("0111", "0001"), ("01111111", "00000001"), ("10110100", "01101101"), ("0", "0")],
+)
 def test_the_solver_walk_is_the_rule_round_by_round(a, b):
     """Chapter 7's explorer, on a DEQ whose update is the carry rule: after k
     iterations the readout is Chapter 1's rule after k rounds (carry out first), and

@@ -25,6 +25,7 @@ from recur.models.attention import (
     local_mask,
     sinusoid,
 )
+from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer, one_round
 from recur.studies.sweeps import act_runs, tau_sweep
 from recur.training.config import TrainConfig
@@ -125,7 +126,7 @@ def test_the_rounds_written_out_give_the_models_readouts(window):
 @pytest.mark.parametrize(
     ("option", "value"),
     [("inject", True), ("position", "relative"), ("round_signal", False),
-     ("pause", 0.25), ("position_offsets", 4)],
+     ("pause", 0.25), ("position_offsets", 4), ("pair_as_set", True)],
 )  # fmt: skip
 def test_the_round_written_out_refuses_what_later_chapters_add(option, value):
     model = UniversalTransformer(d_model=8, n_heads=2, window=1, **{option: value})
@@ -618,3 +619,19 @@ def test_full_words_by_hand():
     assert behind["reach"] == "reached 99% of the sums after round 3"
     assert ahead["reach"] == "did not reach 99% of the sums after any round"
     assert behind["early"].startswith("was not right on more sums than the rule")
+
+
+@pytest.mark.parametrize("act", [False, True])
+def test_pairs_read_as_sets_make_1_plus_0_and_0_plus_1_one_input(act):
+    torch.manual_seed(0)
+    bits = random_batch(6, 10, seed=3).bits  # (B, n, 2)
+    swap = torch.rand(bits.shape[:2]) < 0.5  # (B, n): swap a_i and b_i here
+    swapped = torch.where(swap[..., None], bits.flip(-1), bits)
+    for as_set in (True, False):
+        torch.manual_seed(1)
+        model = UniversalTransformer(
+            d_model=8, n_heads=2, window=1, act=act, floor=True, pair_as_set=as_set
+        ).eval()
+        same = torch.equal(run_model(model, bits, 12).logits,
+                           run_model(model, swapped, 12).logits)  # fmt: skip
+        assert same == as_set  # without it, which operand holds the 1 matters

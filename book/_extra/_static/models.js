@@ -283,6 +283,14 @@ function withFloor(real, floor) {
   return bits;
 }
 
+// Each pair read as a set, (min, max) = (a AND b, a OR b): UniversalTransformer.prepare
+// with pair_as_set, so that 1 + 0 and 0 + 1 give the model one input.
+function pairsAsSets(bits) {
+  const bitsA = bits.bitsA.map((x, i) => Math.min(x, bits.bitsB[i]));
+  const bitsB = bits.bitsA.map((x, i) => Math.max(x, bits.bitsB[i]));
+  return { ...bits, bitsA, bitsB };
+}
+
 // recur.models.attention.sinusoid of one position (Eqs. 6-7), in float32 steps as torch.
 function sinusoidRow(position, d) {
   const row = new Float64Array(d);
@@ -359,7 +367,8 @@ function actForward(spec, a, b, cap) {
   const real = additionBits(a, b);
   const floor = opt.floor ? 1 : 0; // a bit under bit 0 that no one reads out
   const n = real.n + floor;
-  const problem = embed(w, "", withFloor(real, floor), d);
+  const floored = withFloor(real, floor);
+  const problem = embed(w, "", opt.pair_as_set ? pairsAsSets(floored) : floored, d);
   const run = {
     n, d, problem,
     state: opt.inject ? new Float64Array(n * d) : problem.slice(), // H^0

@@ -69,10 +69,13 @@ TUNED_ACT = replace(
 # the bottom of the planted run instead of a generate, so that a long wait does not
 # promise a carry (``act_seeds.csv``: TUNED_ACT's models guess "carry"); and ACT steps
 # the shared block only on the sums that still have a running position
-# (``train_rows_only``: the same computation in exact arithmetic, cheaper per step).
+# (``train_rows_only``: the same computation in exact arithmetic, cheaper per step);
+# and the model reads each pair of bits as a set (``pair_as_set``), so that a run of
+# equal pairs (1111 + 0001), which random training sums almost never hold, looks like
+# any other run of propagating pairs.
 BOOK_ACT = replace(
     TUNED_ACT,
-    model=replace(TUNED_ACT.model, pause=0.25, train_rows_only=True),
+    model=replace(TUNED_ACT.model, pause=0.25, train_rows_only=True, pair_as_set=True),
     n_rounds=16,
     lr_decay="cosine",
     n_steps=1200,

@@ -326,8 +326,10 @@ def ramp_words(full: int, ramped: int, runs: int) -> str:
     that reached the held-out target with the cost at full weight from the first step
     (``full``) and ramped in (``ramped``), of ``runs`` each; a difference of one run is
     no evidence either way."""
-    said = (f"{full} of {runs} runs with the penalty at full weight from the first "
-            f"step got there, and {ramped} of {runs} ramped ones")
+    said = (
+        f"{full} of {runs} runs with the penalty at full weight from the first "
+        f"step got there, and {ramped} of {runs} ramped ones"
+    )
     if abs(full - ramped) <= 1:
         return said + ": too few runs to tell apart, so the ramp rests on the argument."
     return said + (": the ramp helped." if ramped > full else

@@ -21,7 +21,9 @@ from recur.views.text import more_word
 # at lr 0.003 falling to 0 on a cosine) with PonderNet's halting rule in place of ACT.
 # Left out, because they belong to ACT: the halting noise and train_book_act's check.
 # Also left out: the long training chains that end with no carry (BOOK_ACT's
-# chain_kill_share; here 0), so a long wait may promise a carry (Chapter 7 says so).
+# chain_kill_share; here 0), so a long wait may promise a carry (Chapter 7 says so),
+# and reading each pair of bits as a set (pair_as_set), which bears on runs of equal
+# pairs that the comparison's sums seldom hold.
 PONDER_MODEL = UTOptions(
     window=1,
     inject=True,

@@ -83,6 +83,9 @@ STUDIES = (
           "the step at which a first run gives up (act_give_up.csv)"),
     Seeds("third run", 900, 919, CANDIDATE_SUMS, CHOOSE,
           "a third run, and training on the running sums only (act_third_run_*.csv)"),
+    Seeds("pairs as sets", 940, 959, CANDIDATE_SUMS, CHOOSE,
+          "reading each pair of bits as a set: the hardest sums of 8 to 64 bits, "
+          "with it and without it (act_pairs.csv)"),
     Seeds("twenty seeds", 0, 19, REPORT_SUMS, REPORT,
           "Chapter 6's twenty-seed counts: its seeds, other-rounding and wide studies"),
     Seeds("live trainings", 0, 19, REPORT_SUMS, REPORT,

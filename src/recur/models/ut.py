@@ -55,7 +55,8 @@ class UTOptions:
     """Every option of :class:`UniversalTransformer`, with its default. Chapter 6's
     model is ``UTOptions(window=1, act=True, position="relative", inject=True,
     round_signal=False, floor=True, halt_noise=2.0, pause=0.25, train_rows_only=True,
-    ponder_weight=0.1)`` (:data:`recur.chapters.ch6_act_ut.BOOK_ACT`)."""
+    pair_as_set=True, ponder_weight=0.1)``
+    (:data:`recur.chapters.ch6_act_ut.BOOK_ACT`)."""
 
     d_model: int = 32
     n_heads: int = 4
@@ -72,6 +73,9 @@ class UTOptions:
     floor: bool = False  # a 0 + 0 bit under bit 0, read out by no one
     banded: bool = True  # a local window runs banded, not masked, attention
     pause: float = 0.0  # in training, each position skips a round with this chance
+    # read each pair as a set, (min, max): 1 + 0 and 0 + 1 give the model one input,
+    # as they give addition one carry
+    pair_as_set: bool = False
     # ACT: step only the sums with a running position while training too (as when
     # measuring): the same gradients in exact arithmetic, other rounding
     train_rows_only: bool = False
@@ -217,6 +221,8 @@ class UniversalTransformer(nn.Module):
         if floor:  # bit 0 then sees two keys, like every other position
             bits = nn.functional.pad(bits, (0, 0, 1, 0))  # (B, 1 + n, 2)
         real = slice(1, None) if floor else slice(None)  # the positions asked for
+        if self.options.pair_as_set:
+            bits = bits.sort(dim=-1).values  # (B, n, 2): (a AND b, a OR b)
         embedded = self.embed(bits)  # (B, n, d)
         problem = embedded if self.inject else None
         state = torch.zeros_like(embedded) if self.inject else embedded  # H^0
@@ -303,6 +309,7 @@ def _refuse_later_options(model: UniversalTransformer) -> None:
         "inject": model.inject,
         "round_signal": not model.round_signal,
         "pause": model.pause != 0,
+        "pair_as_set": model.options.pair_as_set,
     }
     if any(later.values()):
         names = ", ".join(name for name, used in later.items() if used)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from recur.core import seeds
 from recur.studies.live import FIRST_100_DIFFERS
-from recur.studies.seed_study import changed_outcomes, count_range, models_trained
+from recur.studies.seed_study import changed_outcomes, count_range
 
 ACT_SCRIPT = ".venv/bin/python benchmarks/act_studies.py"
 ACT = f"{ACT_SCRIPT} --jobs 2"  # the studies that take --jobs; others train in turn
@@ -47,6 +47,9 @@ STUDIES = (
           f"{ACT} third_run_rows", "third run"),
     Study("third_run_every", "act_third_run_every.csv", "a third run, every sum",
           f"{ACT} third_run_every", "third run"),
+    Study("pairs", "act_pairs.csv",
+          "each pair read as a set or not: the hardest sums of 8 to 64 bits",
+          f"{ACT} pairs", "pairs as sets"),
     Study("seeds", "act_seeds.csv",
           "Chapter 6's procedure and the simpler one, twenty seeds each",
           f"{ACT} seeds", "twenty seeds"),
@@ -203,3 +206,11 @@ def choose_report_overlap(studies=seeds.STUDIES) -> list[int]:
         for told in (s for s in studies if s.role == seeds.REPORT):
             shared |= set(chose.seeds) & set(told.seeds)
     return sorted(shared)
+
+
+def models_trained(table: pd.DataFrame) -> int:
+    """How many models a study trained, from the table it wrote: one per (setting,
+    seed), the setting being the table's first column; where a ``runs`` column
+    counts restarts, each restart is one more model."""
+    runs = table.groupby([table.columns[0], "seed"]).first()  # (settings x seeds, ...)
+    return int(runs["runs"].sum()) if "runs" in runs else len(runs)

@@ -12,6 +12,13 @@ import pandas as pd
 
 from recur.chapters.ch4_universal_transformer import train_ut
 from recur.chapters.ch6_act_ut import TUNED_ACT, train_book_act
+from recur.chapters.ch6_hardest import (
+    HARDEST_NEWS,
+    HARDEST_PAST,
+    HARDEST_RIGHT,
+    HARDEST_WRONG,
+    hardest_columns,
+)
 from recur.chapters.ch6_measures import KILL_WAITS, act_length_table
 from recur.core.bars import MOONSHOT, ROBUST, SUCCESS
 from recur.core.device import run_jobs
@@ -97,6 +104,8 @@ def _seed_rows(job: tuple) -> list[dict]:
     overrides = dict(overrides)  # shared by every task of the study: leave it whole
     chains_up_to = overrides.pop("long_chains_up_to", max(widths))
     kills = overrides.pop("kill_waits", False)  # a column for kill-ended waits too
+    hardest = overrides.pop("hardest", False)  # and the hardest sums' columns
+    news = overrides.pop("hardest_news", True)  # with the answers' first right rounds
     model, seconds, attempts, checked = train_recipe(recipe, seed, **overrides)
     cap = twice_width_plus_one
     tables = [
@@ -108,10 +117,15 @@ def _seed_rows(job: tuple) -> list[dict]:
         if part
     ]
     table = pd.concat(tables)  # no long-chain column (NaN) above chains_up_to
+    if hardest:  # the hardest sums of each width, at the same cap
+        hard = [hardest_columns(model, b, cap(b), news) for b in table.index]
+        table = table.join(pd.DataFrame(hard, index=table.index))
     success = act_succeeded(table) if 8 in table.index else False
     columns = ["exact", "exact, long chains", "halted before the carry"]
     columns += ["halted before the carry, long chains", "steps beyond the carry"]
     columns += [KILL_WAITS] if kills else []
+    columns += [HARDEST_RIGHT, HARDEST_PAST, HARDEST_WRONG] if hardest else []
+    columns += [HARDEST_NEWS] if hardest and news else []
     return [
         {"recipe": recipe, "seed": seed, "bits": n_bits}
         | row[columns].to_dict()
@@ -236,7 +250,7 @@ def failure_counts(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> dict:
     8-bit check, how many fell short on long chains at ``n_bits`` bits, how many had
     no position of the random sums halt before its carry could be known at that
     width (``waited``), and how many had positions of the long-chain sums that did
-    (``early_on_chains``; compare :func:`early_in_runs_that_met`)."""
+    (``early_on_chains``)."""
     at = _runs_at(table, recipe, n_bits)
     failed = at[~at["success"].astype(bool)]
     return {
@@ -286,15 +300,6 @@ def _runs_at(table: pd.DataFrame, recipe: str, n_bits: int) -> pd.DataFrame:
     return table[(table["recipe"] == recipe) & (table["bits"] == n_bits)]
 
 
-def early_in_runs_that_met(table: pd.DataFrame, recipe: str, n_bits: int = 64) -> int:
-    """How many of one recipe's runs that met the bar still had positions of the
-    long-chain ``n_bits``-bit sums halt before their carry could be known: a position
-    that stops early guesses its carry, and on these sums a guess can be right."""
-    at = _runs_at(table, recipe, n_bits)
-    met = at[at["success"].astype(bool)]
-    return int((met["halted before the carry, long chains"] > 0).sum())
-
-
 def changed_outcomes(table: pd.DataFrame, other: pd.DataFrame, recipe: str) -> dict:
     """Two runs of the ``seeds`` study (same code, two machines): how many seeds met
     the bar in each, and how many seeds met it in one and not the other."""
@@ -341,14 +346,6 @@ def met_by_run(table: pd.DataFrame) -> pd.Series:
     run met the bar (:func:`act_succeeded`) at the widths it was tested on."""
     runs = table.groupby(["variant", "seed"], sort=False)
     return runs.apply(lambda run: act_succeeded(run.set_index("bits")))
-
-
-def models_trained(table: pd.DataFrame) -> int:
-    """How many models a study trained, from the table it wrote: one per (setting,
-    seed), the setting being the table's first column; where a ``runs`` column
-    counts restarts, each restart is one more model."""
-    runs = table.groupby([table.columns[0], "seed"]).first()  # (settings x seeds, ...)
-    return int(runs["runs"].sum()) if "runs" in runs else len(runs)
 
 
 def widest_reached(runs: pd.DataFrame, bar: dict = MOONSHOT) -> int:

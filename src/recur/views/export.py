@@ -58,6 +58,7 @@ def _ut_options(model: UniversalTransformer) -> dict:
         "n_heads": model.block.attn.num_heads,
         "inject": model.inject,
         "floor": model.floor,
+        "pair_as_set": model.options.pair_as_set,
         "act_eps": model.act_eps,
         "max_offset": 0 if model.relative is None else model.relative.shape[1] // 2,
     }
@@ -131,6 +132,7 @@ def _ut_from(weights: dict, options: dict) -> UniversalTransformer:
         round_signal=options.get("round_signal", False),
         inject=options["inject"],
         floor=options["floor"],
+        pair_as_set=options.get("pair_as_set", False),
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from recur.core.bars import SUCCESS
+from recur.core.bars import HARDEST_PAST, SUCCESS
 from recur.views.palette import PALETTE
 from recur.views.style import dodge, finish
 
@@ -90,3 +90,39 @@ def plot_seed_spread(
         bottom = lower.y1 + 0.01
         top_ax.set_position([upper.x0, bottom, upper.width, upper.y1 - bottom])
     return fig
+
+
+def plot_pairs(table: pd.DataFrame, past: str, right: str, flag: str) -> plt.Figure:
+    """The ``pairs`` study (:func:`recur.studies.seed_study.pair_runs`): one panel
+    without the piece and one with it (column ``flag``), the most rounds past the
+    carry (column ``past``) on the hardest sums against the width, a line per seed,
+    a cross where one of them came out wrong (column ``right`` false). The y axis is
+    linear to 2 rounds and logarithmic above, so that both ends can be read."""
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
+    top = max(2, int(table[past].max()))
+    for ax, as_set in zip(axes, (False, True), strict=True):
+        runs = table[table[flag] == as_set]
+        met = 0
+        for _, seed_rows in runs.groupby("seed"):
+            rows = seed_rows.sort_values("bits")
+            late = (rows[past] > HARDEST_PAST).any() or not rows[right].all()
+            met += not late
+            color = PALETTE[1] if late else PALETTE[0]  # red: late or wrong
+            ax.plot(rows["bits"], rows[past], "-", color=color, lw=1 if late else 2.5,
+                    alpha=0.7, zorder=3 if late else 2)  # fmt: skip
+            wrong = rows[~rows[right].astype(bool)]
+            ax.plot(wrong["bits"], wrong[past], "x", color=PALETTE[1], ms=7)
+        ax.axhline(HARDEST_PAST, color="k", ls=":", lw=1, zorder=4)
+        ax.set_xscale("log", base=2)
+        widths = sorted(runs["bits"].unique())
+        ax.set_xticks(widths, [str(w) for w in widths])
+        ax.set_yscale("symlog", linthresh=2)
+        ticks = [t for t in (0, 1, 2, 5, 10, 20, 50, 100, 200, 500) if t <= top * 1.5]
+        ax.set_yticks(ticks, [str(t) for t in ticks])
+        ax.set_ylim(-0.3, top * 1.5)
+        ax.set_xlabel("bits per operand")
+        word = "each pair read as a set" if as_set else "pairs as they come"
+        ax.set_title(f"{word}: {met} of {runs['seed'].nunique()} on time", fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("most rounds past the carry\n(the hardest sums)")
+    return finish(fig)

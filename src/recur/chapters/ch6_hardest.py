@@ -1,0 +1,134 @@
+"""Chapter 6's model on the hardest sums (:mod:`recur.core.hardest`): whether each
+comes out right, how many rounds past its carry a position halts, and when its answer
+first turns right."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from recur.chapters.ch6_measures import ponder_by_position
+from recur.core.hardest import hardest_sums
+from recur.core.tasks import twice_width_plus_one
+from recur.models.act import act_loop
+from recur.models.running import eval_mode, model_device
+from recur.models.ut import UniversalTransformer
+
+HARDEST_RIGHT = "hardest sums right"
+HARDEST_PAST = "rounds past the carry, hardest sums"
+HARDEST_NEWS = "rounds past the carry, hardest sums, answer first right"
+HARDEST_WRONG = "hardest sums wrong"
+
+
+def hardest_table(
+    model: UniversalTransformer, n_bits: int, cap: int, news: bool = True
+) -> pd.DataFrame:
+    """Each of the hardest ``n_bits``-bit sums (:func:`recur.core.hardest.hardest_sums`)
+    run at the step cap ``cap``: whether it came out right; the most rounds any of its
+    positions ran past the round its carry-in could be known (steps minus
+    :meth:`~recur.core.hardest.HardestSums.wait`; 0 or 1 is on time); and the most
+    rounds past that round at which a position's answer was first right
+    (:func:`first_right_round` of :func:`readouts_by_round`; with ``news`` only, as
+    it runs every sum to the last round). One row each."""
+    hard = hardest_sums(n_bits)
+    steps, right = ponder_by_position(model, hard.batch, cap)
+    table = pd.DataFrame(
+        {
+            "right": right.astype(bool),
+            "rounds past": (steps - hard.wait()).max(axis=1).astype(int),
+        },
+        index=pd.Index(hard.names, name="sum"),
+    )
+    if news:
+        logits = readouts_by_round(model, hard.batch.bits, cap)  # (R, B, n)
+        first = first_right_round((logits > 0).float() == hard.batch.target[None])
+        table["first right past"] = (first - hard.wait()).max(axis=1).astype(int)
+    return table
+
+
+def hardest_columns(model, n_bits: int, cap: int, news: bool) -> dict:
+    """:func:`act_length_table`'s columns for the hardest sums: whether every one was
+    right, the most rounds past the carry on any (halted, and answer first right),
+    and the names of the wrong ones."""
+    table = hardest_table(model, n_bits, cap, news)
+    columns = {
+        HARDEST_RIGHT: bool(table["right"].all()),
+        HARDEST_PAST: int(table["rounds past"].max()),
+        HARDEST_WRONG: "; ".join(table.index[~table["right"]]),
+    }
+    if news:
+        columns[HARDEST_NEWS] = int(table["first right past"].max())
+    return columns
+
+
+@torch.no_grad()
+def readouts_by_round(
+    model: UniversalTransformer, bits: torch.Tensor, max_steps: int
+) -> torch.Tensor:
+    """An ACT model's run as its ``forward`` makes it, with the readout's logits of
+    each position's state after each round (R, B, n): where the carry's news is in
+    each round. A halted position keeps its state, so its readout stays. On the
+    model's device, back on the CPU."""
+    bits = bits.to(model_device(model))
+    logits = []
+
+    def recorded(state: torch.Tensor, r: int) -> torch.Tensor:
+        new = step(state, r)  # (B, n, d)
+        logits.append(model.readout(new).squeeze(-1)[..., real].cpu())  # (B, n)
+        return new
+
+    with eval_mode(model):
+        state, step, real = model.prepare(bits, max_steps)  # H^0, the round, the slice
+        result = act_loop(recorded, state, model.halting, max_steps, model.act_eps)
+    held = result.halting[..., real].cpu() == 0  # (R, B, n): halted before round r
+    frozen = torch.stack(logits)  # (R, B, n)
+    for r in range(1, len(frozen)):  # a halted position's answer is its last one
+        frozen[r] = torch.where(held[r], frozen[r - 1], frozen[r])
+    return frozen
+
+
+def first_right_round(right: np.ndarray) -> np.ndarray:
+    """From whether each position's answer is right after rounds 1..R (R, B, n): the
+    first round it is right (R + 1 where it never is). Where a carry comes, the
+    answer before its news is wrong, so this is the round the news arrived."""
+    right = np.asarray(right, dtype=bool)  # (R, B, n)
+    return np.where(right.any(axis=0), np.argmax(right, axis=0) + 1, len(right) + 1)
+
+
+def hardest_summary(model: UniversalTransformer, widths: list[int]) -> pd.DataFrame:
+    """Per width, the model on its hardest sums (:func:`hardest_table`, cap 2(n + 1)):
+    how many came out right, of how many, the most rounds past the carry, and the
+    wrong ones' names."""
+    rows = {}
+    for n_bits in widths:
+        table = hardest_table(model, n_bits, twice_width_plus_one(n_bits), news=False)
+        rows[n_bits] = {
+            "right": int(table["right"].sum()),
+            "of": len(table),
+            "most rounds past the carry": int(table["rounds past"].max()),
+            "wrong": ", ".join(table.index[~table["right"]]) or "-",
+        }
+    return pd.DataFrame(rows).T.rename_axis("bits")
+
+
+def hardest_words(summary: pd.DataFrame, on_time: int, up_to: int = 64) -> str:
+    """What a page may say of one model from :func:`hardest_summary`, at the widths up
+    to ``up_to``: on time (every hardest sum right, no position more than
+    ``on_time`` rounds past its carry) at all of them, or where it was not."""
+    within = summary.loc[[b for b in summary.index if b <= up_to]]
+    wrong = within[within["right"] < within["of"]]
+    late = within[within["most rounds past the carry"] > on_time]
+    if wrong.empty and late.empty:
+        span = f"{within.index.min()} to {within.index.max()} bits"
+        return (
+            f"got every hardest sum right at each width from {span}, no position more "
+            f"than {on_time} round past the round its carry could be known"
+        )
+    parts = [f"got {r['right']} of {r['of']} right at {b} bits" for b, r in
+             wrong.iterrows()]  # fmt: skip
+    parts += [
+        f"ran {r['most rounds past the carry']} rounds past the carry at {b} bits"
+        for b, r in late.iterrows()
+    ]
+    return "; ".join(parts)
