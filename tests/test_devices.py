@@ -25,6 +25,7 @@ from recur.chapters import (
     ch4_universal_transformer,
     ch6_act_ut,
     ch6_check,
+    ch6_hardest,
     ch6_measures,
     ch7_costs,
     ch7_fixed_points,
@@ -203,6 +204,16 @@ MEASUREMENTS = {
     ),
     "ut_round": (_block, _ut_round),
     "one_round": (_plain_ut, _one_round),
+    "hardest_table": (_act_ut, lambda m: ch6_hardest.hardest_table(m, 4, 10)),
+    "hardest_columns": (
+        _act_ut,
+        lambda m: ch6_hardest.hardest_columns(m, 4, 10, news=True),
+    ),
+    "readouts_by_round": (
+        _act_ut,
+        lambda m: ch6_hardest.readouts_by_round(m, BATCH.bits, 6),
+    ),
+    "hardest_summary": (_act_ut, lambda m: ch6_hardest.hardest_summary(m, [4, 5])),
     "chains_and_waits": (
         _act_ut,
         lambda m: ch6_measures.chains_and_waits(m, 4, n_sums=4, seed=0),

@@ -224,6 +224,7 @@ def test_seed_counts_and_failures_by_hand():
 
 
 def test_live_counts_by_hand():
+    from recur.core.intervals import interval_text
     from recur.studies.live import live_counts
 
     table = pd.DataFrame(
@@ -237,6 +238,7 @@ def test_live_counts_by_hand():
     )
     want = {"reached": 2, "met": 1, "n": 3, "median": 20.0, "failed": 2, "short": 1}
     want["learned"] = 2  # at least 99% of fresh 8-bit sums
+    want["interval"] = interval_text(1, 3)  # of met in n (tested in test_hardest.py)
     assert live_counts(table, "a") == want
 
 

@@ -38,6 +38,7 @@ from recur.chapters.ch6_measures import ponder_vs_distance
 from recur.chapters.ch7_fixed_points import DEQ_TRAINING, train_deq
 from recur.chapters.ch7_pondernet import train_ponder
 from recur.core.device import run_jobs, seed_everything
+from recur.core.intervals import interval_text
 from recur.core.seeds import REPORT_SUMS
 from recur.core.tasks import long_chain_batch, random_batch, twice_width_plus_one
 from recur.models.cell import LocalCell
@@ -188,7 +189,8 @@ def live_counts(table: pd.DataFrame, name: str) -> dict:
     held-out, how many met the bar (``success``), of how many, the median training
     seconds, how many ``failed`` the bar, and how many of those had reached 100%
     held-out all the same (``short``: right on the trained width, wrong beyond it),
-    and how many were right on at least 99% of fresh 8-bit sums (``learned``)."""
+    how many were right on at least 99% of fresh 8-bit sums (``learned``), and the
+    95% interval of ``met`` in ``n`` (``interval``, :mod:`recur.core.intervals`)."""
     runs = table[table["model"] == name]
     success = runs["success"].astype(bool)
     return {
@@ -199,6 +201,7 @@ def live_counts(table: pd.DataFrame, name: str) -> dict:
         "failed": int((~success).sum()),
         "short": int((runs["reached 100%"].astype(bool) & ~success).sum()),
         "learned": int((runs["exact at 8 bits"] >= UT_EXACT).sum()),
+        "interval": interval_text(int(success.sum()), len(runs)),
     }
 
 
