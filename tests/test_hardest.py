@@ -161,7 +161,9 @@ def test_wilson_by_hand():
     half = 1.959964 * (0.25 / 20 + z2 / 1600) ** 0.5 / (1 + z2 / 20)
     assert (low, high) == pytest.approx((0.5 - half, 0.5 + half), abs=1e-6)
     assert wilson(0, 20) == pytest.approx((0.0, 1 - 20 / (20 + z2)), abs=1e-6)
-    assert interval_words(20, 20) == "20 of 20 (95% interval 84% to 100%)"
+    assert (
+        interval_words(20, 20) == "20 of 20 (a rate of 84% to 100% at 95% confidence)"
+    )
     assert interval_range(19, 20) == "76% to 99%"  # 0.7639 and 0.9911, by the formula
 
 
@@ -194,3 +196,4 @@ def test_pair_counts_by_hand():
         "None of them halted late."
     )
     assert "Of the 3 that halted late, 1 halted" in news_words(counts)
+    assert news_words(counts).endswith("; the other 1 did some of each.")

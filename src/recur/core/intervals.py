@@ -29,10 +29,12 @@ def interval_range(k: int, n: int) -> str:
 
 
 def interval_text(k: int, n: int) -> str:
-    """The 95% interval of ``k`` in ``n`` for a page: '95% interval 84% to 100%'."""
-    return f"95% interval {interval_range(k, n)}"
+    """The 95% interval of ``k`` in ``n`` for a page: 'a rate of 84% to 100% at 95%
+    confidence'."""
+    return f"a rate of {interval_range(k, n)} at 95% confidence"
 
 
 def interval_words(k: int, n: int) -> str:
-    """``k of n`` with its 95% interval: '20 of 20 (95% interval 84% to 100%)'."""
+    """``k of n`` with its 95% interval: '20 of 20 (a rate of 84% to 100% at 95%
+    confidence)'."""
     return f"{k} of {n} ({interval_text(k, n)})"

@@ -92,10 +92,12 @@ def news_words(kinds: dict) -> str:
     """What a page may say of :func:`late_kinds`: how the late models were late."""
     if kinds["late"] == 0:
         return "None of them halted late."
-    return (
+    rest = kinds["late"] - kinds["news_late"] - kinds["ran_on"]
+    words = (
         f"Of the {kinds['late']} that halted late, {kinds['news_late']} halted at "
-        "most a round after their latest answer turned right: the carry's news itself "
-        "moved slower than a position per round through the run, and the halting "
-        f"waited for it. In {kinds['ran_on']}, every answer was right on time and "
-        "positions ran on regardless."
+        "most a round after the position's readout first became right: the carry's "
+        "news itself moved slower than a position per round through the run, and the "
+        f"halting waited for it. In {kinds['ran_on']}, every readout was right in time "
+        "and positions ran on regardless"
     )
+    return words + (f"; the other {rest} did some of each." if rest else ".")
