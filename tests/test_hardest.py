@@ -179,21 +179,26 @@ def test_pair_counts_by_hand():
 
     rows = [  # seed, bits, right, past, news (answer first right, past the carry)
         (0, 8, True, 0, 0), (0, 64, True, 7, 6),  # late: its news late too
-        (1, 8, True, 0, 0), (1, 64, False, 120, 1),  # late, answers on time: ran on
+        (1, 8, True, 0, 0), (1, 64, False, 120, 1),  # a sum wrong: not counted
         (2, 8, True, 1, 1), (2, 64, True, 1, 0),  # on time
         (3, 8, True, 9, 4), (3, 64, True, 5, 5),  # latest at 8 bits: neither kind
+        (4, 8, True, 0, 0), (4, 64, True, 9, 9),  # late, news late
+        (5, 8, True, 0, 0), (5, 64, True, 30, 1),  # late, readouts in time: ran on
     ]  # fmt: skip
     without = pd.DataFrame(
         rows, columns=["seed", "bits", HARDEST_RIGHT, HARDEST_PAST, HARDEST_NEWS]
     ).assign(**{PAIRS: False, "recipe": "BOOK_ACT"})
     with_it = without.assign(**{PAIRS: True, HARDEST_RIGHT: True, HARDEST_PAST: 0})
     counts = pair_counts(pd.concat([without, with_it], ignore_index=True))
-    assert counts["without_right"] == 3 and counts["without_met"] == 1
-    assert counts["with_right"] == 4 and counts["with_met"] == 4
+    assert counts["without_right"] == 5 and counts["without_met"] == 1
+    assert counts["with_right"] == 6 and counts["with_met"] == 6
     assert counts["without_worst"] == 120
-    assert (counts["late"], counts["news_late"], counts["ran_on"]) == (3, 1, 1)
+    # seed 1 got a sum wrong: left out; 0 and 4 news late, 5 ran on, 3 neither
+    assert (counts["late"], counts["news_late"], counts["ran_on"]) == (4, 2, 1)
     assert news_words({"late": 0, "news_late": 0, "ran_on": 0}) == (
-        "None of them halted late."
+        "None that got every one right halted late."
     )
-    assert "Of the 3 that halted late, 1 halted" in news_words(counts)
+    assert "Of the 4 that got every one right but halted late, 2 halted" in news_words(
+        counts
+    )
     assert news_words(counts).endswith("; the other 1 did some of each.")

@@ -72,12 +72,16 @@ def pair_counts(table: pd.DataFrame) -> dict:
 
 
 def late_kinds(table: pd.DataFrame) -> dict:
-    """Of the seeds of a table with the hardest sums' columns, at the width where each
-    halted latest: how many were late (more than
+    """Of the seeds of a table with the hardest sums' columns that got every hardest
+    sum right, at the width where each halted latest: how many were late (more than
     :data:`~recur.core.bars.HARDEST_PAST` rounds past the carry, ``late``); of them,
-    how many had the latest answer turn right at most one round before the latest halt
+    how many had the latest readout turn right at most one round before the latest halt
     (``news_late``: the carry's news came late and the halting waited for it), and how
-    many had every answer right on time and still ran on (``ran_on``)."""
+    many had every readout right in time and still ran on (``ran_on``)."""
+    right = table.groupby("seed")[HARDEST_RIGHT].transform("all").astype(bool)
+    table = table[right]  # a wrong sum's readout may never turn right
+    if table.empty:
+        return {"late": 0, "news_late": 0, "ran_on": 0}
     worst = table.loc[table.groupby("seed")[HARDEST_PAST].idxmax()]  # a row per seed
     late = worst[worst[HARDEST_PAST] > HARDEST_PAST_BAR]
     gap = late[HARDEST_PAST] - late[HARDEST_NEWS]  # halting after the latest answer
@@ -91,10 +95,11 @@ def late_kinds(table: pd.DataFrame) -> dict:
 def news_words(kinds: dict) -> str:
     """What a page may say of :func:`late_kinds`: how the late models were late."""
     if kinds["late"] == 0:
-        return "None of them halted late."
+        return "None that got every one right halted late."
     rest = kinds["late"] - kinds["news_late"] - kinds["ran_on"]
     words = (
-        f"Of the {kinds['late']} that halted late, {kinds['news_late']} halted at "
+        f"Of the {kinds['late']} that got every one right but halted late, "
+        f"{kinds['news_late']} halted at "
         "most a round after the position's readout first became right: the carry's "
         "news itself moved slower than a position per round through the run, and the "
         f"halting waited for it. In {kinds['ran_on']}, every readout was right in time "
