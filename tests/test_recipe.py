@@ -514,9 +514,9 @@ def _with_train_ut_defaults(recipe: dict) -> dict:
     return defaults | recipe
 
 
-def test_the_recipes_train_what_the_dicts_they_replace_trained():
-    """The frozen recipes give train_ut the settings the book's recipes always had,
-    written out here as they stood when they were dicts."""
+def test_each_recipe_gives_train_ut_its_settings_written_out_by_hand():
+    """Each frozen recipe gives train_ut the settings written out here by hand, and
+    refuses to be changed in place or built at another size."""
     import dataclasses
 
     from recur.chapters.ch4_universal_transformer import LOCAL_UT

@@ -151,7 +151,8 @@ def exact_by_width(
 
 @dataclass(frozen=True)
 class ChainExperiment:
-    """Seed 004's experiment: fixed width, growing carry chains, accuracy per round."""
+    """The experiment of "Why is the same Transformer worth running one more
+    round?": fixed width, growing carry chains, accuracy per round."""
 
     n_bits: int
     chain_lengths: list[int]

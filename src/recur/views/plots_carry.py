@@ -158,8 +158,9 @@ def plot_chain_growth(growth: ChainGrowth) -> plt.Figure:
 
 
 def plot_two_axes(n_steps: int = 4) -> plt.Figure:
-    """Seed 004's picture: the sequence axis t (a new input each step) against the round
-    axis r (the same input, the same update, one more round)."""
+    """The picture of "Why is the same Transformer worth running one more round?":
+    the sequence axis t (a new input each step) against the round axis r (the same
+    input, the same update, one more round)."""
     fig, ax = plt.subplots(figsize=(8.5, 3.6))
     for k in range(n_steps):
         box(ax, 2 * k, 1.6, f"s[t={k}, r=0]", COLORS["one"])
