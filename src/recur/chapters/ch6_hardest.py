@@ -32,23 +32,24 @@ def hardest_table(
     (:func:`first_right_round` of :func:`readouts_by_round`; with ``news`` only, as
     it runs every sum to the last round). One row each."""
     hard = hardest_sums(n_bits)
+    wait = hard.wait()  # (B, n)
     steps, right = ponder_by_position(model, hard.batch, cap)
     table = pd.DataFrame(
         {
             "right": right.astype(bool),
-            "rounds past": (steps - hard.wait()).max(axis=1).astype(int),
+            "rounds past": (steps - wait).max(axis=1).astype(int),
         },
         index=pd.Index(hard.names, name="sum"),
     )
     if news:
         logits = readouts_by_round(model, hard.batch.bits, cap)  # (R, B, n)
         first = first_right_round((logits > 0).float() == hard.batch.target[None])
-        table["first right past"] = (first - hard.wait()).max(axis=1).astype(int)
+        table["first right past"] = (first - wait).max(axis=1).astype(int)
     return table
 
 
 def hardest_columns(model, n_bits: int, cap: int, news: bool) -> dict:
-    """:func:`act_length_table`'s columns for the hardest sums: whether every one was
+    """A seed study's columns for the hardest sums: whether every one was
     right, the most rounds past the carry on any (halted, and answer first right),
     and the names of the wrong ones."""
     table = hardest_table(model, n_bits, cap, news)
@@ -98,8 +99,7 @@ def first_right_round(right: np.ndarray) -> np.ndarray:
 
 def hardest_summary(model: UniversalTransformer, widths: list[int]) -> pd.DataFrame:
     """Per width, the model on its hardest sums (:func:`hardest_table`, cap 2(n + 1)):
-    how many came out right, of how many, the most rounds past the carry, and the
-    wrong ones' names."""
+    how many came out right, of how many, and the most rounds past the carry."""
     rows = {}
     for n_bits in widths:
         table = hardest_table(model, n_bits, twice_width_plus_one(n_bits), news=False)
@@ -107,7 +107,6 @@ def hardest_summary(model: UniversalTransformer, widths: list[int]) -> pd.DataFr
             "right": int(table["right"].sum()),
             "of": len(table),
             "most rounds past the carry": int(table["rounds past"].max()),
-            "wrong": ", ".join(table.index[~table["right"]]) or "-",
         }
     return pd.DataFrame(rows).T.rename_axis("bits")
 

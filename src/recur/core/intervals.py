@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 
-Z_95 = 1.959963984540054  # the normal quantile for a two-sided 95% interval
+CONFIDENCE = 0.95  # the book's intervals: two-sided, at this confidence
+Z_95 = 1.959963984540054  # the normal quantile for it
 
 
 def wilson(k: int, n: int, z: float = Z_95) -> tuple[float, float]:
@@ -31,7 +32,7 @@ def interval_range(k: int, n: int) -> str:
 def interval_text(k: int, n: int) -> str:
     """The 95% interval of ``k`` in ``n`` for a page: 'a rate of 84% to 100% at 95%
     confidence'."""
-    return f"a rate of {interval_range(k, n)} at 95% confidence"
+    return f"a rate of {interval_range(k, n)} at {CONFIDENCE:.0%} confidence"
 
 
 def interval_words(k: int, n: int) -> str:
