@@ -44,8 +44,18 @@ test: book lint $(AXE)             ## unit + property + notebook (nbval) + brows
 check-full: book $(AXE)            ## the browser twins against the library on 200 sums a width
 	RECUR_BROWSER_FULL=1 OMP_NUM_THREADS=1 $(PY) -m pytest tests/test_browser_models.py -s
 
-lint: $(STAMP)
+ESLINT := $(VENV)/npm/node_modules/.bin/eslint
+$(ESLINT):                         # the page's JavaScript, linted by eslint.config.mjs
+	@if command -v npm >/dev/null; then \
+	    npm install --prefix $(VENV)/npm eslint@9.39.5 @eslint/js@9.39.5 globals@16.3.0 \
+	        --no-audit --no-fund --silent; \
+	else echo "npm not found: the page's JavaScript will not be linted"; fi
+
+lint: $(STAMP) $(ESLINT)           ## ruff (rules and format) and eslint (the page's scripts)
 	$(VENV)/bin/ruff check src tests benchmarks book
+	$(VENV)/bin/ruff format --check src tests benchmarks book
+	@if [ -x $(ESLINT) ]; then $(ESLINT) book/_extra/_static; \
+	else echo "no eslint (npm not found): the page's JavaScript is not linted"; fi
 
 bench: $(STAMP)                    ## the performance table: printed, and book/data/bench.jsonl
 	$(PY) benchmarks/run.py

@@ -48,17 +48,13 @@ from pathlib import Path
 import pandas as pd
 
 from last_run import recorded
-from recur.chapters.ch4_universal_transformer import ACT_RAMP_STEPS
-from recur.chapters.ch6_act_ut import BOOK_ACT, TUNED_ACT
 from recur.core.seeds import CANDIDATE_SUMS, by_name
 from recur.core.tasks import twice_width_plus_one
+from recur.studies.give_up_study import first_run_checks
 from recur.studies.hardest_study import pair_runs
-from recur.studies.seed_study import (
-    WIDE_WIDTHS,
-    first_run_checks,
-    seed_runs,
-)
+from recur.studies.seed_study import WIDE_WIDTHS, seed_runs
 from recur.studies.sweeps import act_runs, tau_sweep, waiting_runs
+from recur.training.ut_recipe import ACT_RAMP_STEPS, BOOK_ACT, TUNED_ACT
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
@@ -121,7 +117,7 @@ WAITING_VARIANTS = ["the recipe", "with the round signal", "no halting noise"]
 
 # name -> (function, keyword arguments); tests/test_studies.py runs each one tiny and
 # checks that the committed CSV has the columns the function writes.
-STUDIES = {
+ACT_STUDIES = {
     "tau": (
         tau_sweep,
         {"taus": [0.001, 0.01, 0.1], "seeds": [0, 1, 2], "stop_at_exact": None},
@@ -224,7 +220,7 @@ STUDIES = {
             "hardest_news": False,  # every sum to the last round: slow at 1,024 bits
             "jobs": 2,
         },
-    ),  # fmt: skip
+    ),
     "waiting": (
         waiting_runs,
         {
@@ -245,7 +241,7 @@ ON_A_GPU = {"seeds": {"recipes": ("BOOK_ACT",), "jobs": 4}}
 
 def run_study(name: str, **overrides) -> pd.DataFrame:
     """Run one study on the CPU with its settings (``overrides`` replace or add)."""
-    function, settings = STUDIES[name]
+    function, settings = ACT_STUDIES[name]
     return function(**({"device": "cpu"} | settings | overrides))
 
 
@@ -255,12 +251,12 @@ def main() -> None:
         "names",
         nargs="*",
         metavar="NAME",
-        help=f"studies to run (default: all): {', '.join(STUDIES)}",
+        help=f"studies to run (default: all): {', '.join(ACT_STUDIES)}",
     )
     parser.add_argument("--jobs", type=int, help="processes, one torch thread each")
     parser.add_argument("--device", help="e.g. cuda: only the studies in ON_A_GPU")
     args = parser.parse_args()
-    if unknown := set(args.names) - set(STUDIES):
+    if unknown := set(args.names) - set(ACT_STUDIES):
         parser.error(f"no such study: {', '.join(sorted(unknown))}")
     full = not args.names and not args.device
     with recorded("make studies: act_studies.py", full):
@@ -268,9 +264,9 @@ def main() -> None:
 
 
 def _run(args) -> None:
-    for name in args.names or list(STUDIES):
+    for name in args.names or list(ACT_STUDIES):
         settings = ON_A_GPU[name] | {"device": args.device} if args.device else {}
-        if args.jobs and "jobs" in STUDIES[name][1]:
+        if args.jobs and "jobs" in ACT_STUDIES[name][1]:
             settings["jobs"] = args.jobs
         table = run_study(name, **settings)
         for row in table.to_dict("records"):

@@ -1,8 +1,8 @@
 """What ``recur.core.device.limit_heap_growth``'s threshold costs and saves, each case
 in a fresh process with one torch thread, the thresholds interleaved (A B C A B C ...):
 
-- ``train``: seconds for 200 training steps of Chapter 6's model (``BOOK_ACT``, seed
-  710, two held-out checks);
+- ``train``: seconds for 200 training steps of Chapter 6's model (``BOOK_ACT``, the
+  seed of the registry's "heap threshold", two held-out checks);
 - ``memory``: peak resident MiB after three ACT forward passes over 100 random sums of
   256 bits for 800 rounds (the halting unit's bias set to -30, so that no position
   halts), the kind of run that fragments the C library's heap when it is left alone.
@@ -28,21 +28,23 @@ THRESHOLDS = (0, 64 * 1024, 4 * 1024 * 1024)
 
 
 def _train() -> float:
-    from recur.chapters.ch4_universal_transformer import train_ut
-    from recur.chapters.ch6_act_ut import BOOK_ACT
+    from recur.core.seeds import by_name
+    from recur.training.ut_recipe import BOOK_ACT, train_ut
 
     settings = {"n_steps": 200, "eval_every": 100, "stop_at_exact": None}
+    seed = by_name("heap threshold").first
     start = time.perf_counter()
-    train_ut(**(BOOK_ACT.settings() | settings), seed=710, progress=False, device="cpu")
+    train_ut(
+        **(BOOK_ACT.settings() | settings), seed=seed, progress=False, device="cpu"
+    )
     return time.perf_counter() - start
 
 
 def _memory() -> float:
-    from recur.chapters.ch4_universal_transformer import UT_SIZE
-    from recur.chapters.ch6_act_ut import BOOK_ACT
     from recur.core.tasks import random_batch
     from recur.models.running import run_model
     from recur.models.ut import UniversalTransformer
+    from recur.training.ut_recipe import BOOK_ACT, UT_SIZE
 
     torch.manual_seed(0)
     options = BOOK_ACT.settings()["model_options"]

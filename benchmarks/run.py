@@ -9,7 +9,6 @@ reads nothing from here by hand.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import platform
@@ -17,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -26,23 +26,23 @@ import torch
 from nbclient import NotebookClient
 
 from last_run import recorded
-from recur.chapters.ch2_shared_update import length_generalization, train_variant
-from recur.chapters.ch4_universal_transformer import UT_SIZE, train_ut
-from recur.chapters.ch6_act_ut import BOOK_ACT
+from recur.chapters.ch2_shared_update import length_generalization, train_cell
 from recur.chapters.ch7_costs import attention_costs
 from recur.chapters.ch7_fixed_points import training_memory
 from recur.core.carry import longest_chains, parallel_add
 from recur.core.device import cpu_threads, seed_everything
-from recur.core.seeds import BENCH_SUMS, by_name
+from recur.core.seeds import BENCH_CELL_SUMS, BENCH_SUMS, by_name
 from recur.core.tasks import random_batch
 from recur.models import attention
 from recur.models.attention import UTBlock, sinusoid
 from recur.models.deq import EquilibriumCell
+from recur.models.ut import UniversalTransformer
 from recur.studies.seed_study import seed_runs
-from recur.training.cell_check import train_cell
+from recur.training.cell_variants import train_variant
 from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
 from recur.training.loop import seconds_per_step, train
+from recur.training.ut_recipe import BOOK_ACT, UT_SIZE, train_ut
 
 BOOK = DEFAULT_BOOK = Path(__file__).resolve().parents[1] / "book"
 RESULTS: list[dict] = []
@@ -121,7 +121,9 @@ def bench_shared() -> None:
     emit("shared_restarted", sum(r.attempts > 1 for r in runs), "of 3 seeds")
     emit("shared_seconds_to_pass_8bit", statistics.median(r.seconds for r in runs), "s")
     sizes = {16: 2000, 64: 1000, 256: 300, 1024: 100}
-    table = length_generalization(runs[0].model, sizes, {"width + 1": 1.0}, seed=123)
+    table = length_generalization(
+        runs[0].model, sizes, {"width + 1": 1.0}, seed=BENCH_CELL_SUMS
+    )
     for n_bits in sizes:
         exact = float(table.loc[n_bits, "exact: width + 1"])
         emit(
@@ -280,8 +282,9 @@ def bench_rows_only(repeats: int = 5, trained_steps: int = 600) -> None:
         )
 
         def per_step(rows_only: bool) -> float:
-            model = copy.deepcopy(trained)
-            model.train_rows_only = rows_only
+            options = replace(trained.options, train_rows_only=rows_only)
+            model = UniversalTransformer(options)  # the same weights, the other path
+            model.load_state_dict(trained.state_dict())
             return seconds_per_step(model, run.config, n_steps=50)
 
         per_step(False), per_step(True)  # warm-up
@@ -387,7 +390,7 @@ def bench_deq() -> None:
             ),
         )
         seconds.append(run.seconds_to(1.0))
-        batch = random_batch(200, 1024, seed=99 + seed)
+        batch = random_batch(200, 1024, seed=BENCH_SUMS + seed)
         exact.append(float(evaluate(deq, batch, 2050).exact[-1]))
     emit("deq_seconds_to_exact_8bit", statistics.median(seconds), "s, median of 3")
     emit("deq_exact_1024bit", min(exact), "fraction of 200 sums, worst of 3 seeds")

@@ -1,9 +1,10 @@
 """Time the README's two commands on a fresh clone and write the result into the README.
 
 Clones the repository's HEAD into a temporary folder, runs ``make book`` there (which
-creates the virtual environment and executes every chapter) and then ``make test``, and
+creates the virtual environment and executes every chapter), then ``make test`` and
+then the quick loop that needs no book (:data:`QUICK`, the fastest of three runs), and
 replaces the README's block between ``<!-- times`` and ``<!-- end times -->`` with a
-table of the two wall times, the test summary, the date and the machine.
+table of the three wall times, the test summary, the date and the machine.
 
 Run: ``python3 benchmarks/time_commands.py [--keep]`` (as long as the two commands take:
 the table it writes says how long).
@@ -28,6 +29,7 @@ BLOCK = re.compile(r"(<!-- times[^\n]*-->\n).*?(<!-- end times -->)", re.S)
 SUMMARY = re.compile(r"^=+ (.*(?:passed|failed).*) =+$", re.M)
 EXECUTED = re.compile(r"^executed \d+ notebooks in (\d+) s \(wall\)$", re.M)
 PAGE = re.compile(r"^\S*/book/(\S+)\.ipynb: (\d+) s$", re.M)
+QUICK = [".venv/bin/pytest", "-q", "tests/test_carry.py"]  # the README's "Start here"
 
 
 def execution(output: str) -> str:
@@ -53,7 +55,9 @@ def timed(command: list[str], cwd: Path) -> tuple[float, str]:
     return seconds, output
 
 
-def block(book: float, executed: str, test: float, summary: str) -> str:
+def block(
+    book: float, executed: str, test: float, summary: str, quick: float
+) -> str:
     today = datetime.date.today().isoformat()
     return (
         "| on a fresh clone | wall time |\n|---|---|\n"
@@ -61,6 +65,7 @@ def block(book: float, executed: str, test: float, summary: str) -> str:
         f" {executed} | {book:,.0f} s |\n"
         f"| `make test` after it (lint, unit, nbval, browser): {summary} |"
         f" {test:,.0f} s |\n"
+        f"| `{' '.join(QUICK)}` (the quick loop, no book needed) | {quick:.0f} s |\n"
         f"\nMeasured {today} on {machine()} by `benchmarks/time_commands.py`.\n"
     )
 
@@ -79,8 +84,10 @@ def main() -> None:
     found = SUMMARY.findall(output)
     summary = found[-1] if found else "no pytest summary"
     print(f"make test: {test:.0f} s ({summary})", flush=True)
+    quick = min(timed(QUICK, repo)[0] for _ in range(3))
+    print(f"{' '.join(QUICK)}: {quick:.1f} s", flush=True)
     readme = ROOT / "README.md"
-    table = block(book, executed, test, summary)
+    table = block(book, executed, test, summary, quick)
     text = BLOCK.sub(lambda m: m.group(1) + table + m.group(2), readme.read_text())
     readme.write_text(text)
     if not args.keep:

@@ -81,8 +81,8 @@ def test_study_values_by_hand():
     assert values["ACT_at_dmax"] == 4.0 and values["PonderNet_at_dmax"] == 9.0
     assert values["ACT_slope"] == pytest.approx((1.0 + 0.5 + 1.0) / 3)  # mean of rows
     assert values["PonderNet_intercept"] == pytest.approx(2.0)
-    assert values["ACT_x_64"] == 0.5 and values["PonderNet_x_8"] == 0.9
-    assert values["ACT_st_64"] == 4.0
+    assert values["ACT_exact_64"] == 0.5 and values["PonderNet_exact_8"] == 0.9
+    assert values["ACT_steps_64"] == 4.0
 
 
 def test_batch_wait_rounds_by_hand():
@@ -238,12 +238,14 @@ class RightOnlyAt(nn.Module):
 
 
 def test_exact_at_8_bits_reads_the_rounds_each_model_trained_with():
-    from recur.studies.live import LIVE, exact_at_8_bits
+    from recur.studies import live
 
     # trained with 9 rounds (Chapter 2's cell), 18 (the DEQ cap), 16 (PonderNet cap)
-    for name, rounds in ((LIVE[0], 9), (LIVE[3], 18), (LIVE[4], 16)):
-        assert exact_at_8_bits(name, RightOnlyAt(rounds), seed=0) == 1.0
-        assert exact_at_8_bits(name, RightOnlyAt(rounds - 1), seed=0) == 0.0
+    for training, rounds in (
+        (live.CHAPTER2_CELL, 9), (live.CHAPTER7_DEQ, 18), (live.CHAPTER7_PONDERNET, 16)
+    ):  # fmt: skip
+        assert live.exact_at_8_bits(training, RightOnlyAt(rounds), seed=0) == 1.0
+        assert live.exact_at_8_bits(training, RightOnlyAt(rounds - 1), seed=0) == 0.0
 
 
 def test_step_size_by_hand():

@@ -395,9 +395,8 @@ def test_the_page_adds_the_halting_sum_in_float32_as_the_library_does(page, site
     kept it in float64 anywhere would halt one step earlier or later here. Every
     position's h is the same constant (halting weights 0), so every position must
     halt at the step worked out by hand above."""
-    from recur.chapters.ch4_universal_transformer import UT_SIZE
-    from recur.chapters.ch6_act_ut import BOOK_ACT
     from recur.models.ut import UniversalTransformer
+    from recur.training.ut_recipe import BOOK_ACT, UT_SIZE
     from recur.views.export import model_spec
 
     torch.manual_seed(0)

@@ -10,14 +10,17 @@ the book runs it, they agree to float32's rounding: 2e-6 of the largest gradient
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import ROOT
+from conftest import HTML, ROOT
 from recur.core.tasks import random_batch
 from recur.models.cell import LocalCell
 from recur.training.evaluate import window_loss
+from recur.views.export import model_from_spec
 
 SCRIPT = ROOT / "book" / "_extra" / "_static" / "cell_train.js"
 N_ROUNDS = 9
@@ -343,3 +346,70 @@ def test_reloading_during_a_run_leaves_a_working_trainer(page, site):
     root.locator(".trainer-stop").click()
     assert root.locator(".trainer-message").inner_text().startswith("Stopped at step")
     assert not page.errors, page.errors
+
+
+# The cell's round is written three times in the page's scripts: the trainer's forward
+# (every round's activations kept for the backward pass) and settledForward (settled
+# positions skipped) in cell_train.js, and cellStep in models.js (the explorer and
+# Chapter 7's DEQ), which the trainer's Web Worker cannot reach.
+ROUNDS_JS = f"""([w, b, nRounds]) => {{ {TYPED}
+  const weights = typed(w), batch = batchOf(b), train = window.OneMoreRound.train;
+  const D = weights["embed.bias"].length;
+  const kept = train.forward(weights, batch, nRounds).states.slice(1);
+  const settled = [];
+  let skipped = 0;
+  train.settledForward(weights, batch, nRounds, (s, moved) => {{
+    settled.push(s.slice());
+    skipped += moved.reduce((x, m) => x + 1 - m, 0);
+  }});
+  const step = kept.map((s) => new Float64Array(s.length));
+  for (let e = 0; e < batch.size; e++) {{
+    const at = e * batch.n;
+    const bits = {{ bitsA: batch.a.subarray(at, at + batch.n),
+      bitsB: batch.b.subarray(at, at + batch.n), n: batch.n }};
+    const problem = embed(weights, "", bits, D);
+    let state = new Float64Array(problem.length), loop = freshLoop(batch.n, D);
+    for (let r = 0; r < nRounds; r++) {{
+      ({{ next: state, loop }} = cellStep(weights, "", state, problem, batch.n, D, true,
+        loop));
+      step[r].set(state, at * D);
+    }}
+  }}
+  const gap = (xs, ys) => Math.max(...xs.map((x, r) => Math.max(
+    ...x.map((v, k) => Math.abs(v - ys[r][k])))));
+  return {{ settled: gap(kept, settled), cellStep: gap(kept, step), skipped,
+    right: train.rightByRound(weights, batch, nRounds).map((r) => Array.from(r)) }};
+}}"""
+
+
+def _trained_cell() -> LocalCell:
+    """Chapter 2's cell as the build exported it for the page."""
+    path = HTML / "_static" / "models" / "ch2_cell.js"
+    assert path.exists(), f"{path} is missing: the chapter did not write its model"
+    spec = path.read_text().splitlines()[-1].split(" = ", 1)[1].rstrip(";")
+    return model_from_spec(json.loads(spec))
+
+
+@pytest.mark.parametrize("trained", [False, True], ids=["untrained", "trained"])
+def test_the_three_copies_of_the_round_agree_with_each_other_and_the_library(
+    page, trained
+):
+    """The same weights and sums through the trainer's forward, its settledForward
+    and models.js's cellStep: the same states bit for bit after every round, over
+    enough rounds that sums settle (so the shortcuts of the last two run); and which
+    sums are right after each round is what the library (float64) reads out."""
+    page.set_content("<html><body></body></html>")
+    for name in ("models.js", "cell_train.js"):
+        page.add_script_tag(content=(SCRIPT.parent / name).read_text())
+    model = _trained_cell() if trained else _model(4)
+    batch, keep = _batch(300, size=32)
+    n_rounds = 40
+    got = page.evaluate(ROUNDS_JS, [_weights(model), _js_batch(batch, keep), n_rounds])
+    assert got["settled"] == 0 and got["cellStep"] == 0, got
+    assert got["skipped"] > 0, "no position settled: the shortcuts were not run"
+    with torch.no_grad():
+        logits = model.double()(batch.bits.double(), n_rounds).logits  # (R, B, n)
+    want = ((logits > 0) == batch.target.bool()).all(dim=-1).int().tolist()
+    assert got["right"] == want
+    if trained:  # else no sum is right, and the readouts are barely compared
+        assert sum(want[-1]) == len(keep), want[-1]

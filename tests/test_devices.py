@@ -41,7 +41,7 @@ from recur.models.deq import EquilibriumCell
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer, one_round
 from recur.studies import live
-from recur.training import cell_check
+from recur.training import checked
 from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
 from recur.training.loop import seconds_per_step, train
@@ -136,10 +136,12 @@ MEASUREMENTS = {
         _cell,
         lambda m: ch3_input_injection.gradient_by_round(m, BATCH, 3),
     ),
-    "stays_right": (_cell, lambda m: cell_check.stays_right(m, BATCH, 2, 4)),
+    "stays_right": (_cell, lambda m: checked.stays_right(m, BATCH, 2, 4)),
     "stays_right_check": (
         _cell,
-        lambda m: cell_check.stays_right_check(m, BATCH, TrainConfig(n_rounds=2)),
+        lambda m: ch2_shared_update.stays_right_check(
+            m, BATCH, TrainConfig(n_rounds=2)
+        ),
     ),
     "right_with_cap": (_deq, lambda m: ch7_fixed_points.right_with_cap(m, BATCH)),
     "rounds_table": (
@@ -200,7 +202,7 @@ MEASUREMENTS = {
     ),
     "exact_at_8_bits": (
         _cell,
-        lambda m: live.exact_at_8_bits(live.LIVE[0], m, seed=0),
+        lambda m: live.exact_at_8_bits(live.CHAPTER2_CELL, m, seed=0),
     ),
     "ut_round": (_block, _ut_round),
     "one_round": (_plain_ut, _one_round),
@@ -252,7 +254,7 @@ NO_DEVICE_CASE = {
     "running.eval_mode": "switches the mode; every case above checks it is restored",
     "loop.train": "test_training_runs_on_the_model_device; the whole test session",
     "loop.seconds_per_step": "a timing: test_step_timing_runs_on_the_model_device",
-    "cell_check.checked_training": "test_checked_training_builds_each_model_on_...",
+    "checked.checked_training": "test_checked_training_builds_each_model_on_...",
     "explorers.static_learned_explorer": "an element, and write_model_script's file",
 }
 

@@ -8,13 +8,12 @@ import json
 import pytest
 import torch
 
-from recur.chapters.ch4_universal_transformer import UT_SIZE
-from recur.chapters.ch6_act_ut import BOOK_ACT, FIRST_ACT
 from recur.core.tasks import long_chain_batch, random_batch
 from recur.models.cell import LocalCell
 from recur.models.deq import EquilibriumCell
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer
+from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, UT_SIZE
 from recur.views.export import _packed, model_from_spec, model_spec, write_model_script
 
 

@@ -16,11 +16,10 @@ import numpy as np
 import pytest
 import torch
 
-from recur.chapters.ch4_universal_transformer import UT_SIZE
-from recur.chapters.ch6_act_ut import BOOK_ACT, FIRST_ACT
 from recur.core.tasks import long_chain_batch, random_batch
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer
+from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, UT_SIZE
 from recur.views.export import model_from_spec, model_spec
 
 STATIC = Path(__file__).resolve().parents[1] / "book/_extra/_static"

@@ -1,5 +1,6 @@
 """The library's layers: each module imports only from its own layer and those below it,
-views never reach training, no import hides inside a function, no module is long."""
+views never reach training, a chapter never imports another chapter, no import hides
+inside a function, no module is long."""
 
 import ast
 from pathlib import Path
@@ -16,6 +17,8 @@ MAY_IMPORT = {
     "chapters": {"core", "models", "training", "chapters", "views.text"},
     "studies": {"core", "models", "training", "chapters", "studies", "views.text"},
     "views": {"core", "models", "views"},
+    # what each page glues, from the chapters, the studies and the views
+    "pages": {"core", "models", "training", "chapters", "studies", "views", "pages"},
 }
 MAX_LINES = 400
 
@@ -46,6 +49,25 @@ def _allowed(layer: str, target: str) -> bool:
     return parts[0] in MAY_IMPORT[layer] or ".".join(parts[:2]) in MAY_IMPORT[layer]
 
 
+def _chapter(module: str) -> str:
+    """The chapter a ``chapters`` module belongs to: ``ch6`` for ``ch6_check``."""
+    return module.split("_")[0]
+
+
+def other_chapters(path: Path) -> list[str]:
+    """The modules of other chapters that a ``chapters`` module imports: a chapter's
+    pieces (``ch6_check`` beside ``ch6_act_ut``) may share, chapters may not."""
+    if _layer(path) != "chapters":
+        return []
+    own = _chapter(path.stem)
+    return [
+        target
+        for _, target in _recur_imports(ast.parse(path.read_text()))
+        if target.startswith("recur.chapters.")
+        and _chapter(target.split(".")[2]) != own
+    ]
+
+
 def wrong_imports(path: Path) -> list[str]:
     tree = ast.parse(path.read_text())
     return [
@@ -58,6 +80,27 @@ def wrong_imports(path: Path) -> list[str]:
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
 def test_a_module_imports_only_its_own_layer_and_those_below(path):
     assert not wrong_imports(path), f"{path.name} imports {wrong_imports(path)}"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_a_chapter_never_imports_another_chapter(path):
+    """What two chapters share lives in a layer below them (``training``)."""
+    assert not other_chapters(path), f"{path.name} imports {other_chapters(path)}"
+
+
+def test_the_chapter_check_refuses_another_chapter_and_allows_its_own(tmp_path):
+    chapters = tmp_path / "recur" / "chapters"
+    chapters.mkdir(parents=True)
+    module = chapters / "ch7_pondernet.py"
+    module.write_text("from recur.chapters.ch6_act_ut import train_book_act\n")
+    global SRC
+    saved, SRC = SRC, tmp_path / "recur"
+    try:
+        assert other_chapters(module) == ["recur.chapters.ch6_act_ut"]
+        module.write_text("from recur.chapters.ch7_costs import saved_bytes\n")
+        assert other_chapters(module) == []
+    finally:
+        SRC = saved
 
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))

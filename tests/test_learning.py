@@ -15,7 +15,6 @@ from recur.chapters.ch2_shared_update import (
     chain_experiment,
     length_generalization,
     rule_exact_by_round,
-    train_variant,
 )
 from recur.chapters.ch3_input_injection import (
     ablation_summary,
@@ -28,6 +27,7 @@ from recur.core.tasks import batch_from_strings, chain_batch, random_batch
 from recur.models.cell import LocalCell, Unroll, n_parameters
 from recur.models.running import learned_readouts
 from recur.training import loop
+from recur.training.cell_variants import train_variant
 from recur.training.config import TrainConfig, aux_scale
 from recur.training.evaluate import evaluate
 from recur.training.loop import train
@@ -350,9 +350,13 @@ def test_gradient_vanishes_without_injection_at_init():
 
 
 def test_ablation_runs_every_variant():
-    table = injection_ablation(
+    ablation = injection_ablation(
         [0], widths=(4,), n_sums=20, n_steps=20, max_bits=4, eval_size=50
     )
+    table = ablation.table
+    assert set(ablation.models) == {
+        (inject, window, 0) for inject in (True, False) for window in (1, "all")
+    }
     assert set(
         map(tuple, table[["inject", "loss window"]].drop_duplicates().values)
     ) == {(True, "1"), (True, "all"), (False, "1"), (False, "all")}

@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from recur.chapters import ch6_check, ch7_fixed_points
+from recur.chapters import ch2_shared_update, ch6_check, ch7_fixed_points
 from recur.chapters.ch2_shared_update import (
     _once_right_stays_right,
     chain_experiment,
@@ -18,6 +18,7 @@ from recur.chapters.ch2_shared_update import (
     first_right_round,
     length_generalization,
     running_example_table,
+    train_cell,
 )
 from recur.chapters.ch3_input_injection import ablation_summary, injection_ablation
 from recur.chapters.ch6_check import budget_spent
@@ -33,9 +34,9 @@ from recur.core.tasks import random_batch
 from recur.models.act import mix_states
 from recur.models.cell import Unroll
 from recur.models.running import run_model
-from recur.models.ut import UniversalTransformer
-from recur.training import cell_check, loop
-from recur.training.cell_check import STAY_ROUNDS, stays_right, train_cell
+from recur.models.ut import UniversalTransformer, UTOptions
+from recur.training import checked, loop
+from recur.training.checked import STAY_ROUNDS, stays_right
 from recur.training.config import TrainConfig
 from recur.training.loop import train
 
@@ -85,7 +86,7 @@ class Scripted(nn.Module):
     after the others. With ``act``: one readout, and ACT steps = carry distance + 2
     (or ``at_zero`` steps where the distance is 0, if given)."""
 
-    floor = False  # no 0 + 0 bit under bit 0, like the book's models by default
+    options = UTOptions()  # no 0 + 0 floor bit under bit 0, like the UT's default
 
     def __init__(self, right_at=lambda n: set(), act: bool = False, at_zero=None):
         super().__init__()
@@ -212,7 +213,7 @@ def test_ablation_with_a_smaller_test_factor_summarises():
     table = injection_ablation(
         [0], test_rounds_factor=2, widths=(4,), n_sums=10, n_steps=2, max_bits=4,
         eval_size=20,
-    )  # fmt: skip
+    ).table  # fmt: skip
     assert table["round"].max() == 2 * 5
     assert list(ablation_summary(table).filter(like="exact").columns) == [
         "exact 1x",
@@ -308,8 +309,8 @@ def test_stays_right_refuses_rounds_out_of_order():
 def _scripted_cells(monkeypatch, models: list) -> list[int]:
     """Make ``train_cell`` build ``models`` in turn; the seeds it asked for."""
     seeds = []
-    monkeypatch.setattr(cell_check, "seed_everything", seeds.append)
-    monkeypatch.setattr(cell_check, "LocalCell", lambda: models[len(seeds) - 1])
+    monkeypatch.setattr(checked, "seed_everything", seeds.append)
+    monkeypatch.setattr(ch2_shared_update, "LocalCell", lambda: models[len(seeds) - 1])
     return seeds
 
 
@@ -357,7 +358,7 @@ def test_train_deq_asks_the_pairs_to_be_right_with_a_cap_of_64(monkeypatch):
     solver stops at the trained cap of 18 (wrong at 64), second run right at any
     cap."""
     seeds = []
-    monkeypatch.setattr(cell_check, "seed_everything", seeds.append)
+    monkeypatch.setattr(checked, "seed_everything", seeds.append)
     models = iter([Scripted(lambda n: {18}), Scripted(lambda n: set(range(99)))])
     monkeypatch.setattr(ch7_fixed_points, "EquilibriumCell", lambda: next(models))
     deq = ch7_fixed_points.train_deq(seed=5, **CELL_SETTINGS)
@@ -551,7 +552,7 @@ def test_chapter_7_study_summary_takes_the_worst_seed_and_the_mean_steps():
         ("ACT", 1, 8, 0.9, 0.8, 4.0, 0.3),
         ("PonderNet", 0, 8, 0.5, 0.7, 6.0, 4.0),
         ("PonderNet", 1, 8, 0.6, 0.4, 8.0, 2.0),
-    ]  # fmt: skip
+    ]
     columns = ["method", "seed", "bits", "exact", "exact, long chains",
                "mean steps", "steps beyond the carry"]  # fmt: skip
     summary = study_summary(pd.DataFrame(rows, columns=columns))

@@ -23,7 +23,7 @@ def test_training_seconds_counts_each_run_once():
     assert methods.training_seconds(table.drop(columns="train seconds")) is None
 
 
-@pytest.mark.parametrize("study", methods.STUDIES, ids=lambda s: s.name)
+@pytest.mark.parametrize("study", methods.STUDY_TABLES, ids=lambda s: s.name)
 def test_every_study_has_its_table_and_registered_seeds(study):
     assert (DATA / study.table).exists()
     assert seeds.by_name(study.seeds)  # raises if the registry has no such entry
@@ -31,7 +31,7 @@ def test_every_study_has_its_table_and_registered_seeds(study):
 
 def test_the_study_table_by_hand():
     table = methods.study_table(DATA)
-    assert list(table.index) == [s.name for s in methods.STUDIES]
+    assert list(table.index) == [s.name for s in methods.STUDY_TABLES]
     seeds_study = pd.read_csv(DATA / "act_seeds.csv")
     runs = seeds_study.groupby(["recipe", "seed"])["runs"].first()
     assert table.loc["seeds", "models"] == runs.sum()  # each restart is a model
@@ -69,8 +69,10 @@ def test_chapter_6s_studies_are_those_its_script_runs():
     from conftest import load_script
 
     script = load_script("act_studies")
-    act = {s.name for s in methods.STUDIES if s.command.startswith(methods.ACT_SCRIPT)}
-    assert act == set(script.STUDIES)
+    act = {
+        s.name for s in methods.STUDY_TABLES if s.command.startswith(methods.ACT_SCRIPT)
+    }
+    assert act == set(script.ACT_STUDIES)
     assert all(f"`{name}`" in methods.command_lines() for name in act)
 
 
@@ -81,10 +83,10 @@ def test_only_the_studies_that_take_jobs_are_listed_with_jobs():
 
     script = load_script("act_studies")
     takes_jobs = {
-        name for name, (_, settings) in script.STUDIES.items() if "jobs" in settings
+        name for name, (_, settings) in script.ACT_STUDIES.items() if "jobs" in settings
     }
     listed = {
-        s.name for s in methods.STUDIES if s.command.startswith(methods.ACT + " ")
+        s.name for s in methods.STUDY_TABLES if s.command.startswith(methods.ACT + " ")
     }
     assert listed == takes_jobs
     assert "`tau`" in methods.command_lines().split("\n")[1]  # the list without --jobs
@@ -107,7 +109,7 @@ def _runs(success: list[bool]) -> pd.DataFrame:
 def test_rounding_counts_and_words_by_hand(tmp_path):
     """Seeds 0-3 report: 3 and 3 met the bar, seeds 1 and 2 swapped (2 changed); the
     choosing pair: 2 and 2, none changed."""
-    names = {study.name: study.table for study in methods.STUDIES}
+    names = {study.name: study.table for study in methods.STUDY_TABLES}
     tables = {
         "seeds": [True, True, False, True], "seeds_every": [True, False, True, True],
         "third_run_rows": [True, False, True], "third_run_every": [True, False, True],
@@ -144,10 +146,10 @@ def test_seeds_shared_by_choosing_uses_and_by_both_roles_by_hand():
 
 def test_the_appendix_words_about_chapter_3s_test():
     """The appendix says the injected cell's test runs four times n + 1 rounds."""
-    from recur.studies.live import FRESH_TESTS, LIVE
+    from recur.studies.live import CHAPTER3_INJECTED
 
-    _, n_bits, rounds = FRESH_TESTS[LIVE[1]]
-    assert rounds == 4 * (n_bits + 1)
+    fresh = CHAPTER3_INJECTED.fresh
+    assert fresh.rounds == 4 * (fresh.n_bits + 1)
 
 
 def test_the_rounding_expectation_spans_every_pair_by_hand():

@@ -83,6 +83,7 @@ def test_every_glue_reference_is_glued():
             "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
         )
         code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        code += _page_sources(code)  # the keys a recur.pages module glues for it
         for key in set(re.findall(r"\{glue:\w+\}`([^`:]+)", prose)):
             literal = f'"{key}"' in code
             made = any(  # keys built from a prefix: glue(f"pos_{key}_...") etc.
@@ -112,9 +113,19 @@ def test_glued_shares_follow_the_tables_rule():
             assert value == 1 or float(shown.rstrip("%")) < 100, (path.name, key, shown)
 
 
+def _page_sources(code: str) -> str:
+    """The source of each ``recur.pages`` module the notebook's ``code`` imports."""
+    pages = BOOK.parent / "src" / "recur" / "pages"
+    names = set(re.findall(r"from recur\.pages import (\w+)", code))
+    names |= set(re.findall(r"from recur\.pages\.(\w+) import", code))
+    return "".join((pages / f"{name}.py").read_text() for name in sorted(names)
+                   if (pages / f"{name}.py").exists())  # fmt: skip
+
+
 def _glue_prefixes(code: str) -> set[str]:
     prefixes = set(re.findall(r'f"([a-z0-9_]*)\{', code))  # f-string keys
-    prefixes |= {p + "_" for p in re.findall(r'glue_values\(f?"([a-z0-9_]*)', code)}
+    called = r'(?:glue_values|prefixed)\(f?"([a-z0-9_]*)'  # glue_values("pos", ...)
+    prefixes |= {p + "_" for p in re.findall(called, code)}
     prefixes |= {word + "_" for word in re.findall(r'"([a-z]+)"', code)}  # loop keys
     return {p for p in prefixes if p}
 

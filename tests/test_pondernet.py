@@ -194,11 +194,13 @@ def test_training_a_model_with_its_own_loss_refuses_settings_it_ignores(setting)
 def test_comparison_words_follow_the_numbers():
     from recur.chapters.ch7_pondernet import comparison_words
 
-    values = {"PonderNet_x_64": 0.95, "ACT_x_64": 0.99, "PonderNet_lc_64": 0.9,
-              "ACT_lc_64": 0.8, "PonderNet_slope": 0.5, "ACT_slope": 1.0}  # fmt: skip
-    assert comparison_words(values) == {"x_64": "fewer", "lc_64": "more", "rate": 0.5}
-    values["ACT_lc_64"] = 0.9
-    assert comparison_words(values)["lc_64"] == "as many"
+    values = {"PonderNet_exact_64": 0.95, "ACT_exact_64": 0.99,
+              "PonderNet_chains_64": 0.9, "ACT_chains_64": 0.8,
+              "PonderNet_slope": 0.5, "ACT_slope": 1.0}  # fmt: skip
+    words = {"exact_64": "fewer", "chains_64": "more", "rate": 0.5}
+    assert comparison_words(values) == words
+    values["ACT_chains_64"] = 0.9
+    assert comparison_words(values)["chains_64"] == "as many"
 
 
 def test_the_settings_the_chapter_states_are_the_ones_that_train_and_measure():
@@ -241,11 +243,27 @@ def test_seeds_that_wait_count_only_the_learned_seeds_at_or_above_the_bar():
 def test_ranking_words_count_the_measures_act_leads():
     from recur.chapters.ch7_pondernet import ranking_words
 
-    values = {"ACT_x_64": 1.0, "PonderNet_x_64": 0.968, "ACT_lc_64": 1.0,
-              "PonderNet_lc_64": 0.985, "ACT_bey_8": 0.05,
-              "PonderNet_bey_8": 5.1}  # fmt: skip
+    values = {"ACT_exact_64": 1.0, "PonderNet_exact_64": 0.968, "ACT_chains_64": 1.0,
+              "PonderNet_chains_64": 0.985, "ACT_beyond_8": 0.05,
+              "PonderNet_beyond_8": 5.1}  # fmt: skip
     assert ranking_words(values).startswith("came out ahead on all three measures")
-    values["PonderNet_lc_64"] = 1.0  # a tie is not a lead
+    values["PonderNet_chains_64"] = 1.0  # a tie is not a lead
     assert ranking_words(values).startswith("came out ahead on 2 of the three")
-    values["ACT_bey_8"] = 6.0  # more steps beyond the carry is behind
+    values["ACT_beyond_8"] = 6.0  # more steps beyond the carry is behind
     assert ranking_words(values).startswith("came out ahead on 1 of the three")
+
+
+def test_ponder_model_is_chapter_6s_model_without_act_written_out_by_hand():
+    """Chapter 7 trains PonderNet as Chapter 6 trains its model, less ACT's own
+    options, reading pairs as sets and the no-carry chains (its comment says why)."""
+    from recur.chapters.ch7_pondernet import PONDER_MODEL, PONDER_TRAINING
+    from recur.models.ut import UTOptions
+
+    assert PONDER_MODEL == UTOptions(
+        d_model=32, n_heads=4, d_ff=64, window=1, inject=True, position="relative",
+        round_signal=False, floor=True, pause=0.25,
+    )  # fmt: skip
+    assert PONDER_TRAINING == {
+        "n_rounds": 16, "chain_share": 0.25, "lr": 3e-3, "lr_decay": "cosine",
+        "n_steps": 1200, "batch_size": 64, "eval_every": 100, "stop_at_exact": None,
+    }  # fmt: skip

@@ -16,8 +16,9 @@ from recur.chapters import ch4_universal_transformer, ch6_act_ut, ch6_measures
 from recur.chapters.ch6_act_ut import train_book_act
 from recur.chapters.ch6_check import ActCheck
 from recur.models.cell import LocalCell
-from recur.studies import seed_study
+from recur.studies import give_up_study, seed_study
 from recur.studies.seed_study import act_succeeded, act_verdict
+from recur.training import ut_recipe
 from recur.training.config import GiveUp, TrainConfig, restarting
 from recur.training.loop import _finish, train
 
@@ -99,7 +100,7 @@ def test_the_best_checkpoint_ranks_passing_first_then_accuracy():
 def seeds(monkeypatch) -> list[int]:
     """The seeds ``train_ut`` is called with, in order (it still trains)."""
     called = []
-    real = ch4_universal_transformer.train_ut
+    real = ut_recipe.train_ut
 
     def spy(*args, seed, **kwargs):
         called.append(seed)
@@ -141,7 +142,7 @@ def test_chapter_4s_local_ut_starts_again_when_one_run_falls_short(monkeypatch):
     only when the first did not get every held-out pair right, and the words say
     which happened."""
     calls = []
-    real = ch4_universal_transformer.train_ut
+    real = ut_recipe.train_ut
 
     def spy(**kwargs):
         calls.append(kwargs)
@@ -175,7 +176,7 @@ def test_chapter4_trains_its_two_uts_beside_each_other_to_the_same_weights():
     tiny |= {"device": "cpu"}
     here = ch4_universal_transformer.train_both_uts(seed=5, **tiny)
     there = ch4_universal_transformer.train_both_uts(seed=5, jobs=2, **tiny)
-    full_alone, _ = ch4_universal_transformer.train_ut(
+    full_alone, _ = ut_recipe.train_ut(
         window=None, n_steps=3, lr=3e-3, seed=5, eval_every=3, eval_size=20,
         progress=False, device="cpu",
     )  # fmt: skip
@@ -225,11 +226,12 @@ def test_seed_counts_and_failures_by_hand():
 
 def test_live_counts_by_hand():
     from recur.core.intervals import interval_text
-    from recur.studies.live import live_counts
+    from recur.studies.live import CHAPTER2_CELL, CHAPTER7_DEQ, live_counts
 
+    a, b = CHAPTER2_CELL.name, CHAPTER7_DEQ.name
     table = pd.DataFrame(
         {
-            "model": ["a", "a", "a", "b"],
+            "model": [a, a, a, b],
             "reached 100%": [True, True, False, True],
             "train seconds": [10.0, 30.0, 20.0, 5.0],
             "success": [True, False, False, True],
@@ -239,10 +241,12 @@ def test_live_counts_by_hand():
     want = {"reached": 2, "met": 1, "n": 3, "median": 20.0, "failed": 2, "short": 1}
     want["learned"] = 2  # at least 99% of fresh 8-bit sums
     want["interval"] = interval_text(1, 3)  # of met in n (tested in test_hardest.py)
-    assert live_counts(table, "a") == want
+    assert live_counts(table, CHAPTER2_CELL) == want
 
 
 def test_short_of_the_bar_words_by_hand():
+    from types import SimpleNamespace
+
     from recur.studies.live import short_of_the_bar_words
 
     def table(met: dict) -> pd.DataFrame:  # 20 seeds per model, met[name] succeed
@@ -253,7 +257,7 @@ def test_short_of_the_bar_words_by_hand():
         ]  # fmt: skip
         return pd.DataFrame(rows)
 
-    names = ("A", "B", "C")
+    names = tuple(SimpleNamespace(name=name) for name in "ABC")  # stand-in trainings
     assert short_of_the_bar_words(table({"A": 19, "B": 20, "C": 19}), names) == (
         "Every live training whose result a chapter states met it for at least 19 of "
         "20 seeds."
@@ -270,16 +274,17 @@ def test_short_of_the_bar_words_by_hand():
 
 
 def test_each_live_training_has_its_chapters_bar():
-    from recur.studies.live import LIVE, passes
+    from recur.studies import live
 
-    cell, injected, local_ut, deq, ponder = LIVE
-    for name in (cell, injected, deq):  # 100% held-out and every fresh sum right
-        assert passes(name, True, 1.0)
-        assert not passes(name, False, 1.0)
-        assert not passes(name, True, 0.999)
-    assert passes(local_ut, False, 0.99) and not passes(local_ut, True, 0.9899)
-    assert passes(ponder, False, 0.49, 0.99) and not passes(ponder, True, 0.5, 1.0)
-    assert not passes(ponder, True, 0.2, 0.98)  # a collapsed run proves nothing
+    for training in (live.CHAPTER2_CELL, live.CHAPTER3_INJECTED, live.CHAPTER7_DEQ):
+        # 100% held-out and every fresh sum right
+        assert training.passes(True, 1.0)
+        assert not training.passes(False, 1.0)
+        assert not training.passes(True, 0.999)
+    local_ut, ponder = live.CHAPTER4_LOCAL_UT.passes, live.CHAPTER7_PONDERNET.passes
+    assert local_ut(False, 0.99) and not local_ut(True, 0.9899)
+    assert ponder(False, 0.49, 0.99) and not ponder(True, 0.5, 1.0)
+    assert not ponder(True, 0.2, 0.98)  # a collapsed run proves nothing
 
 
 def test_models_trained_by_hand():
@@ -313,8 +318,8 @@ def test_the_bar_the_page_states_is_the_bar_the_code_applies():
     assert seed_study.the_bar() == {"exact": 0.99, "chains": 0.97, "beyond": 0.5}
 
 
-def test_widest_width_reached_and_the_moonshot_by_hand():
-    from recur.studies.seed_study import moonshot_counts, widest_reached
+def test_widest_width_reached_and_the_wide_bar_by_hand():
+    from recur.studies.seed_study import wide_counts, widest_reached
 
     def runs(seed, rows):
         return pd.DataFrame(
@@ -332,7 +337,7 @@ def test_widest_width_reached_and_the_moonshot_by_hand():
     assert widest_reached(runs(2, [(8, 0.98, 1.0), (128, 1.0, 1.0)])) == 0
     untested = runs(3, [(8, 1.0, 1.0), (256, 1.0, 0.97), (512, 0.995, float("nan"))])
     assert widest_reached(untested) == 512  # no long chains at 512: random sums decide
-    counts = moonshot_counts(pd.concat([ok, short]))
+    counts = wide_counts(pd.concat([ok, short]))
     assert counts == {"met": 1, "n": 2, "median_widest": 320.0,
                       "least_widest": 128, "most_widest": 512}  # fmt: skip
     three = pd.concat([ok, short, runs(4, [(8, 1.0, 1.0), (128, 1.0, 0.8)])])
@@ -475,7 +480,7 @@ def test_only_a_run_that_another_may_follow_gives_up(seeds):
     assert seeds == [3, 1003, 2003] and book.attempts == 3
     assert [c.step for c in book.checks] == [2, 4, 2, 4, 2, 4, 6, 8]
     assert book.run.config.seed == 2003 and not book.run.gave_up
-    assert book.model.train_rows_only  # steps only the sums still running (31% cheaper)
+    assert book.model.options.train_rows_only  # steps only the sums still running
     assert ch6_act_ut.GIVE_UP_STEP == 1000  # chosen on seeds 860-899, see its comment
 
 
@@ -497,7 +502,7 @@ def test_give_up_counts_by_hand():
             "passed": [False, False, True, True, False, False, True],
         }
     )
-    counts = seed_study.give_up_counts(checks)
+    counts = give_up_study.give_up_counts(checks)
     assert counts == {"n": 3, "passed": 2, "latest": 800, "never": 1}
 
 
@@ -519,8 +524,7 @@ def test_each_recipe_gives_train_ut_its_settings_written_out_by_hand():
     refuses to be changed in place or built at another size."""
     import dataclasses
 
-    from recur.chapters.ch4_universal_transformer import LOCAL_UT
-    from recur.chapters.ch6_act_ut import BOOK_ACT, FIRST_ACT, TUNED_ACT
+    from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, LOCAL_UT, TUNED_ACT
 
     first = {"window": 1, "act": True, "n_rounds": 12, "n_steps": 1500}
     tuned = first | {

@@ -26,7 +26,7 @@ def test_the_studies_take_their_seeds_from_the_registry():
     act = load_script("act_studies")
     twenty = list(seeds.by_name("twenty seeds").seeds)
     assert act.BOOK_SEEDS["seeds"] == twenty
-    assert act.STUDIES["wide"][1]["seeds"] == twenty
+    assert act.ACT_STUDIES["wide"][1]["seeds"] == twenty
     assert list(act.GIVE_UP["seeds"]) == list(seeds.by_name("give-up step").seeds)
     assert act.THIRD_RUN["seeds"] == list(seeds.by_name("third run").seeds)
     assert act.THIRD_RUN["sums_seed"] == seeds.CANDIDATE_SUMS
@@ -59,7 +59,7 @@ def test_a_bad_entry_is_refused(bad):
 
 def test_the_table_lists_every_use():
     table = seeds.table()
-    assert len(table) == len(seeds.STUDIES)
+    assert len(table) == len(seeds.REGISTRY)
     assert table.loc["give-up step", "training seeds"] == "860-899"
     assert table.loc["live run", "training seeds"] == "0"
     with pytest.raises(ValueError, match="no seeds registered"):
@@ -107,15 +107,19 @@ def test_the_benchmarks_train_and_test_on_the_registered_seeds():
         seeds.by_name("benchmark, Chapter 7"),
     )
     assert f"forseedinrange({len(cell.seeds)})" in _source(run.bench_shared)
-    assert f"seed={cell.sums_offset})" in _source(run.bench_shared)  # + width inside
+    assert "seed=BENCH_CELL_SUMS)" in _source(run.bench_shared)  # + width inside
+    assert run.BENCH_CELL_SUMS == cell.sums_offset
     assert f"forseedinrange({len(deq.seeds)})" in _source(run.bench_deq)
-    assert f"seed={deq.sums_offset}+seed" in _source(run.bench_deq)
+    assert "seed=BENCH_SUMS+seed" in _source(run.bench_deq)
+    assert run.BENCH_SUMS == deq.sums_offset
     assert cell.first == deq.first == 0
 
 
 def test_chapter_7s_study_draws_its_long_chains_from_the_registry():
     ch7 = load_script("ch7_studies")
     settle, distance = seeds.by_name("settling"), seeds.by_name("steps by distance")
-    assert f"seed={settle.sums_offset}+n_bits" in _source(ch7._settle_rows)
-    assert f"seed={distance.sums_offset + 32}" in _source(ch7.run)  # 32-bit chains
+    assert "seed=SETTLE_SUMS+n_bits" in _source(ch7._settle_rows)
+    assert ch7.SETTLE_SUMS == settle.sums_offset
+    assert "seed=DISTANCE_SUMS+DISTANCE_BITS" in _source(ch7.run)
+    assert (ch7.DISTANCE_SUMS, ch7.DISTANCE_BITS) == (distance.sums_offset, 32)
     assert list(settle.seeds) == list(distance.seeds) == list(ch7.SEEDS)

@@ -128,7 +128,9 @@ def test_the_readme_times_block_is_replaced_in_place():
     assert new == "a\n<!-- times: x -->\nNEW\n<!-- end times -->\nb"
     out = "== 3 passed, 1 skipped in 9.0s ==\n"
     assert module.SUMMARY.findall(out) == ["3 passed, 1 skipped in 9.0s"]
-    assert "| 12 s |" in module.block(11.6, "words", 20.0, "3 passed")
+    table = module.block(11.6, "words", 20.0, "3 passed", 6.4)
+    assert "| 12 s |" in table and "tests/test_carry.py` (the quick loop" in table
+    assert table.count("| 6 s |") == 1
     book = ("executing 3 notebooks, 2 at a time\n/x/book/04_ut.ipynb: 36 s\n"
             "/x/book/06_act.ipynb: 41 s\n/x/book/intro.ipynb: 7 s\n"
             "executed 3 notebooks in 52 s (wall)\n")  # fmt: skip

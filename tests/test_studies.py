@@ -15,11 +15,11 @@ from conftest import load_script
 ROOT = Path(__file__).resolve().parents[1]
 
 
-STUDIES = load_script("act_studies")
+ACT = load_script("act_studies")
 READ_BY_THE_BOOK = ["tau", "warmup", "positions", "length", "waiting", "recipe"]
 READ_BY_THE_BOOK += ["seeds"]
 COMMITTED = [
-    n for n in STUDIES.STUDIES if (ROOT / "book" / "data" / f"act_{n}.csv").exists()
+    n for n in ACT.ACT_STUDIES if (ROOT / "book" / "data" / f"act_{n}.csv").exists()
 ]
 
 
@@ -30,13 +30,13 @@ def test_the_tables_the_book_reads_are_committed():
 @pytest.mark.parametrize("name", COMMITTED)
 def test_committed_table_has_the_columns_its_writer_writes(name):
     tiny = {"seeds": [0], "n_steps": 2, "eval_every": 1, "eval_size": 50, "n_sums": 4}
-    if "jobs" in STUDIES.STUDIES[name][1]:
+    if "jobs" in ACT.ACT_STUDIES[name][1]:
         tiny["jobs"] = 1
     if name.startswith("give_up"):  # every check from step 1 on; no sums to test
         tiny = {k: v for k, v in tiny.items() if k != "n_sums"} | {"min_step": 1}
-    if "long_chains" in STUDIES.STUDIES[name][1]:
+    if "long_chains" in ACT.ACT_STUDIES[name][1]:
         tiny["long_chains"] = 4
-    fresh = STUDIES.run_study(name, progress=False, **tiny)
+    fresh = ACT.run_study(name, progress=False, **tiny)
     committed = pd.read_csv(ROOT / "book" / "data" / f"act_{name}.csv")
     assert list(committed.columns) == list(fresh.columns)
     key = fresh.columns[0]  # the variant (or tau) column
@@ -47,9 +47,9 @@ def test_committed_table_has_the_columns_its_writer_writes(name):
 
 def test_every_data_file_has_a_writer():
     files = {p.stem for p in (ROOT / "book" / "data").glob("*.csv")}
-    writers = {f"act_{name}" for name in STUDIES.STUDIES}
+    writers = {f"act_{name}" for name in ACT.ACT_STUDIES}
     writers |= {"ch7_length", "ch7_distance", "ch7_settle"}  # benchmarks/ch7_studies.py
-    writers |= {f"act_{name}_cuda" for name in STUDIES.ON_A_GPU}  # --device cuda
+    writers |= {f"act_{name}_cuda" for name in ACT.ON_A_GPU}  # --device cuda
     writers |= {"attention_costs", "attention_costs_gpu"}  # run.py
     writers |= {"bench_devices", "bench_devices_gpu"}  # run.py
     writers |= {"live_seeds", "live_seeds_first_100"}  # live_studies.py [--first-100]
@@ -108,7 +108,7 @@ def test_page_counts_by_hand():
 def test_page_beside_library_reads_both_tables():
     import pandas as pd
 
-    from recur.studies.live import LIVE, page_beside_library
+    from recur.studies.live import CHAPTER2_CELL, page_beside_library
 
     runs = pd.DataFrame(
         {
@@ -118,7 +118,8 @@ def test_page_beside_library_reads_both_tables():
             "seconds": [10.0, 30.0],
         }
     )
-    live = pd.DataFrame({"model": [LIVE[0]] * 3, "reached 100%": [True, True, False],
+    live = pd.DataFrame({"model": [CHAPTER2_CELL.name] * 3,
+                         "reached 100%": [True, True, False],
                          "success": [True, False, False],
                          "train seconds": [1.0, 2.0, 9.0],
                          "exact at 8 bits": [1.0, 1.0, 0.5]})  # fmt: skip
@@ -135,11 +136,11 @@ def _same_weights(a, b) -> bool:
 def test_the_models_whose_rows_the_first_100_table_copies_train_the_same_way():
     """``live_studies.py --first-100`` copies the chapter's rows for the models not in
     ``FIRST_100_DIFFERS``: only right if both procedures train them alike."""
-    from recur.studies.live import FIRST_100_DIFFERS, LIVE, _train, _train_first_100
+    from recur.studies.live import CHAPTER2_CELL, FIRST_100_DIFFERS, LIVE
 
     tiny = {"n_steps": 2, "eval_every": 1, "eval_size": 50}
-    for name in [n for n in LIVE if n not in FIRST_100_DIFFERS]:
-        chapter, first = (f(name, 3, tiny)[0] for f in (_train, _train_first_100))
-        assert _same_weights(chapter, first), name
-    cell, plain = (f(LIVE[0], 3, tiny)[0] for f in (_train, _train_first_100))
+    for training in [t for t in LIVE if t not in FIRST_100_DIFFERS]:
+        assert training.train_one_run is None, training.name  # trains as its chapter
+    cell = CHAPTER2_CELL.train(3, tiny)[0]
+    plain = CHAPTER2_CELL.train_one_run(3, tiny)[0]
     assert not _same_weights(cell, plain)  # one that differs does differ

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recur.chapters.ch4_universal_transformer import (
-    UT_SIZE,
     curve_words,
     example_words,
     full_words,
@@ -30,6 +29,7 @@ from recur.models.ut import UniversalTransformer, one_round
 from recur.studies.sweeps import act_runs, tau_sweep
 from recur.training.config import TrainConfig
 from recur.training.loop import train
+from recur.training.ut_recipe import UT_SIZE
 
 
 def test_local_mask_lets_each_position_see_itself_and_the_window_below():
@@ -193,16 +193,16 @@ def test_position_offsets_shift_the_signal_only_while_training():
     bits = random_batch(2, 3).bits
     offsets = set()
     for _ in range(40):
-        model(bits, 2)
-        assert 0 <= model.offset <= 16
-        offsets.add(model.offset)
-        expected = sinusoid(torch.arange(model.offset, model.offset + 4), 8)
-        step = sinusoid(torch.tensor([1]), 8)
-        assert torch.allclose(model.signal(4, 1, "cpu"), expected + step)
+        _, step, _ = model.prepare(bits, 2)  # the round, its offset drawn
+        offset = step.keywords["offset"]
+        assert 0 <= offset <= 16
+        offsets.add(offset)
+        expected = sinusoid(torch.arange(offset, offset + 4), 8)
+        round_1 = sinusoid(torch.tensor([1]), 8)
+        assert torch.allclose(model.signal(4, 1, "cpu", offset), expected + round_1)
     assert len(offsets) > 5
     model.eval()
-    model(bits, 2)
-    assert model.offset == 0
+    assert model.prepare(bits, 2)[1].keywords["offset"] == 0
 
 
 def test_act_studies_have_a_row_per_variant_seed_and_width():
@@ -341,8 +341,9 @@ def test_a_banded_ut_computes_what_the_masked_one_does(window, position):
         torch.nn.init.normal_(model.relative, std=1.0)
     bits = random_batch(5, 11, seed=1).bits
     banded = model(bits, 6).logits
-    model.banded = False
-    masked = model(bits, 6).logits
+    masked_model = UniversalTransformer(model.options, banded=False).eval()
+    masked_model.load_state_dict(model.state_dict())
+    masked = masked_model(bits, 6).logits
     assert torch.allclose(banded, masked, atol=1e-5)
 
 
@@ -518,7 +519,7 @@ def test_cached_masks_and_tables_come_back_as_copies():
 def test_the_recipes_do_not_share_their_option_dicts():
     """A study that changes its options must not change the library's recipes."""
     from conftest import load_script
-    from recur.chapters.ch6_act_ut import BOOK_ACT, TUNED_ACT
+    from recur.training.ut_recipe import BOOK_ACT, TUNED_ACT
 
     studies = load_script("act_studies")  # with benchmarks/ importable: any test order
     options = [v["model_options"] for v in studies.RECIPE_VARIANTS.values()]
@@ -557,7 +558,8 @@ def test_the_options_are_one_frozen_value_and_changes_are_checked():
     base = UTOptions(window=1, act=True)
     model = UniversalTransformer(base, floor=True)
     assert model.options == dataclasses.replace(base, floor=True)
-    assert model.floor and model.window == 1 and model.halting is not None
+    options = model.options
+    assert options.floor and options.window == 1 and model.halting is not None
     assert base.floor is False  # the value passed in is left as it was
     with pytest.raises(dataclasses.FrozenInstanceError):
         model.options.window = 2

@@ -1,5 +1,5 @@
 // One More Round in the static page: Chapter 2's cell trained in the reader's browser,
-// as recur.training.cell_check.train_cell trains it (the same model, loss, optimiser
+// as recur.chapters.ch2_shared_update.train_cell trains it (the same model, loss, optimiser
 // and step size, rounds, training widths, check and restart). Each function names the
 // Python it mirrors; the browser tests check the loss, every gradient and fifty Adam
 // steps against PyTorch on the same weights and batches. The page's random numbers are
@@ -25,6 +25,9 @@ function cellTrainer(scope) {
     nRounds: 9, evalEvery: 50, evalSize: 10000, stayRounds: 64, maxAttempts: 2,
   };
   const SCREEN = 1000; // recur.training.loop._heldout_exact's quick screen
+  // What a run adds to its seed for each draw: recur.core.seeds's HELDOUT_PAIRS,
+  // PAGE_BATCHES and RESTART_STRIDE (tests/test_seed_literals.py compares them).
+  const SEED_OFFSETS = { heldoutPairs: 1000003, batches: 7, restartStride: 1000 };
 
   // mulberry32: a small seeded generator of uniform numbers in [0, 1).
   function generator(seed) {
@@ -92,7 +95,7 @@ function cellTrainer(scope) {
 
   // recur.training.loop.heldout_pairs: evalSize pairs of maxBits bits, never trained on.
   function heldoutPairs(seed) {
-    const pairs = randomBatch(generator(seed + 1000003), SETTINGS.evalSize, SETTINGS.maxBits, SETTINGS.maxBits);
+    const pairs = randomBatch(generator(seed + SEED_OFFSETS.heldoutPairs), SETTINGS.evalSize, SETTINGS.maxBits, SETTINGS.maxBits);
     const heldout = new Uint8Array(4 ** SETTINGS.maxBits);
     for (let e = 0; e < pairs.size; e++) heldout[pairKey(pairs, e)] = 1;
     return { pairs, heldout };
@@ -112,7 +115,11 @@ function cellTrainer(scope) {
 
   // LocalCell.forward with every round's activations kept for the backward pass:
   // z = s + E (E = embed(bits)), pre = W1 [z_i, z_{i-1}] + b1, h = relu(pre),
-  // s' = tanh(W2 h + b2); the readout of the last round.
+  // s' = tanh(W2 h + b2); the readout of the last round. The round is written twice
+  // more, in settledForward below and in models.js's cellStep: this file runs in a Web
+  // Worker made from its own text, which cannot reach models.js, and the backward pass
+  // needs every round's activations, which the other two do not keep.
+  // tests/test_browser_train.py checks the three give the same states.
   function forward(w, batch, nRounds) {
     const { size, n } = batch;
     const rows = size * n;
@@ -328,7 +335,9 @@ function cellTrainer(scope) {
   // LocalCell.forward for measuring: only the last state is kept, and a position
   // whose own state and the state below are what they were one round back gets the
   // state it had (the same inputs give the same output); once a sum has settled this
-  // skips it (models.js's cellStep does the same in the explorer). onRound(s, moved)
+  // skips it (models.js's cellStep, the explorer's copy of the round, does the same for
+  // one sum; forward above is the copy that keeps what the backward pass needs; the
+  // worker cannot reach models.js). onRound(s, moved)
   // after each round.
   function settledForward(w, batch, nRounds, onRound) {
     const { size, n } = batch;
@@ -384,7 +393,7 @@ function cellTrainer(scope) {
     return screen < 1 ? { exact: screen, pairs: SCREEN } : { exact: share(pairs), pairs: pairs.size };
   }
 
-  // recur.training.cell_check.stays_right: the share of the pairs right after the
+  // recur.training.checked.stays_right: the share of the pairs right after the
   // trained rounds and after every round through stayRounds.
   function staysRight(w, pairs) {
     let stays = 0;
@@ -400,12 +409,12 @@ function cellTrainer(scope) {
     return stays / pairs.size;
   }
 
-  // One run of recur.training.cell_check.checked_training: train, and every evalEvery
+  // One run of recur.training.checked.checked_training: train, and every evalEvery
   // steps check the held-out pairs; stop at the first check at which every one is right
   // and stays right. report({step, loss, ...}) is called after each step.
   function trainOnce(seed, report, stopped) {
     const w = initialWeights(seed);
-    const rand = generator(seed + 7);
+    const rand = generator(seed + SEED_OFFSETS.batches);
     const { pairs, heldout } = heldoutPairs(seed);
     const adam = { step: 0, m: {}, v: {} };
     const start = Date.now();
@@ -427,12 +436,13 @@ function cellTrainer(scope) {
     return { w, seed, passed: false, step: SETTINGS.nSteps, last, seconds: (Date.now() - start) / 1000 };
   }
 
-  // recur.training.cell_check.train_cell: a run from seed, and if it passes no
-  // check a second from seed + 1000 (recur.training.config.attempt_seeds).
+  // recur.chapters.ch2_shared_update.train_cell: a run from seed, and if it passes no
+  // check a second from seed + SEED_OFFSETS.restartStride
+  // (recur.training.config.attempt_seeds).
   function trainCell(seed, report, stopped = () => false) {
     const runs = [];
     for (let attempt = 0; attempt < SETTINGS.maxAttempts; attempt++) {
-      const run = trainOnce(seed + 1000 * attempt, (row) => report({ ...row, attempt }), stopped);
+      const run = trainOnce(seed + SEED_OFFSETS.restartStride * attempt, (row) => report({ ...row, attempt }), stopped);
       runs.push(run);
       if (run.passed || run.stopped) break;
     }

@@ -30,7 +30,8 @@ function warning(box, text) {
   box.appendChild(warn);
 }
 
-// The fields and message line of recur.views.widgets._explorer, plus a round slider.
+// The fields and message line of recur.views.widgets.tabbed_explorer, plus a round
+// slider.
 function explorerParts(root) {
   root.innerHTML =
     "<label>a <input type='text' class='explore-a' size='24'></label> " +
@@ -89,10 +90,10 @@ function learnedVerdict(readouts, truth) {
   return `is first right after ${rounds(right[0])}` + (stays ? " and stays right" : "");
 }
 
-// The loop every model explorer shares (recur.views.widgets._explorer's update): check the
-// typed pair (bad input: a message, and the last good sum stays), time the model's own
-// run(pair), then describe(pair, out) gives the message's first part and the rounds for
-// the slider (0: no slider); draw(round) shows one round.
+// The loop every model explorer shares (recur.views.widgets.tabbed_explorer's update):
+// check the typed pair (bad input: a message, and the last good sum stays), time the
+// model's own run(pair), then describe(pair, out) gives the message's first part and the
+// rounds for the slider (0: no slider); draw(round) shows one round.
 function runExplorer(root, ui, run, describe, draw) {
   const maxBits = Number(root.dataset.maxBits);
   let ready = false;

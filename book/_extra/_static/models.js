@@ -84,6 +84,9 @@ function embed(w, prefix, bits, d) {
 // then, so its new state is its state; if they are what they were two rounds back (a
 // settled state that flips between two neighbouring floats), its new state is the one
 // of one round back. Both are exact; they only save work once a region has settled.
+// The same round is written twice more in cell_train.js (forward, settledForward): the
+// trainer runs in a Web Worker made from its own text, which cannot reach this file.
+// tests/test_browser_train.py checks the three give the same states.
 function cellStep(w, prefix, state, problem, n, d, inject, loop) {
   const w1 = w[prefix + "update.0.weight"];
   const b1 = w[prefix + "update.0.bias"];
@@ -179,7 +182,7 @@ function relativeResidual(fz, z) {
 
 // EquilibriumCell.forward with plain iteration (recur.models.fixedpoint._iterate): z <- F(z + E)
 // from zeros until the residual is below tol, at most max(2, cap) times; the readout at
-// the fixed point. Also, per iteration (recur.chapters.ch7_fixed_points.solver_walk): the
+// the fixed point. Also, per iteration (recur.models.running.solver_walk): the
 // readout after it (``rounds``, LSB first) and the residual it left (``changes``).
 function deqReadout(spec, a, b, cap) {
   const w = weights(spec);

@@ -1,5 +1,5 @@
 """Chapter 2: what the learned shared update gets right, round by round and width by
-width, the chain experiment, and the cell variants Chapters 2, 3 and 7 train. Pure
+width, the chain experiment, and its training procedure (:func:`train_cell`). Pure
 functions of a model, sizes and seeds; the plots are in :mod:`recur.views`."""
 
 from __future__ import annotations
@@ -21,9 +21,14 @@ from recur.core.tasks import (
 )
 from recur.models.cell import LocalCell
 from recur.models.running import learned_readouts
+from recur.training.checked import (
+    STAYS_RIGHT,
+    CheckedRun,
+    checked_training,
+    stays_right,
+)
 from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
-from recur.training.loop import train
 
 
 def rule_exact_by_round(batch: AdditionBatch, n_rounds: int) -> torch.Tensor:
@@ -210,18 +215,6 @@ def chain_experiment(
     )
 
 
-def train_variant(
-    inject: bool, loss_window: int | str, seed: int, **overrides
-) -> tuple:
-    """Train a :class:`LocalCell` with or without input injection; ``loss_window="all"``
-    puts every round in the loss. Returns ``(model, TrainResult)``."""
-    cfg = TrainConfig(seed=seed, progress=False, **overrides)
-    cfg.loss_window = cfg.rounds() if loss_window == "all" else loss_window
-    torch.manual_seed(seed)
-    model = LocalCell(inject=inject)
-    return model, train(model, cfg)
-
-
 def first_right_table(runs: list[ChainExperiment]) -> pd.DataFrame:
     """First round with every sum right, per chain length: exact rule, then each run."""
     lengths = runs[0].chain_lengths
@@ -284,3 +277,35 @@ def _listed(numbers: list[int]) -> str:
     """A list of numbers as words: "8", "8 and 16", "1, 2 and 4"."""
     texts = [f"{n}" for n in numbers]
     return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
+
+
+def train_cell(seed: int = 0, max_attempts: int = 2, **overrides) -> CheckedRun:
+    """Chapter 2's training procedure: the cell (:class:`LocalCell`, initial weights
+    from ``seed``) trained on sums of at most 8 bits, read out after its 9 rounds,
+    stopping at the first check (every ``eval_every`` steps) at which every held-out
+    pair is right after the trained rounds and stays right through
+    :data:`recur.training.checked.STAY_ROUNDS` (:func:`stays_right_check`): a 1,024-bit
+    sum runs 1,025 rounds, and an answer that does not stay right fails there (chosen
+    on seeds 600-619, the registry's "cell check"). If no check passes, it starts again
+    with the next of :func:`recur.training.config.attempt_seeds`, at most
+    ``max_attempts`` runs. Nothing wider than 8 bits is looked at. ``overrides`` go to
+    :class:`TrainConfig` (``device``, ``progress``, ...)."""
+    settings = {"max_bits": 8} | overrides
+    # a lambda, not LocalCell itself: the class is looked up when each run starts
+    return checked_training(
+        lambda: LocalCell(),
+        settings,
+        stays_right_check,
+        seed,
+        max_attempts,
+        STAYS_RIGHT,
+    )
+
+
+def stays_right_check(
+    model: nn.Module, heldout: AdditionBatch, cfg: TrainConfig
+) -> float:
+    """:func:`train_cell`'s check: the share of the held-out pairs right after the
+    trained rounds and every round after them, through
+    :data:`recur.training.checked.STAY_ROUNDS`."""
+    return stays_right(model, heldout, cfg.rounds())

@@ -3,19 +3,45 @@ seeds and the gradient that reaches each round."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import torch
 
-from recur.chapters.ch2_shared_update import train_variant
 from recur.core.device import run_jobs
+from recur.core.seeds import INJECTION_SUMS
 from recur.core.tasks import (
     AdditionBatch,
     random_batch,
 )
 from recur.models.cell import LocalCell
 from recur.models.running import model_device
+from recur.training.cell_variants import train_variant
 from recur.training.evaluate import evaluate, window_loss
+
+
+@dataclass(frozen=True)
+class AblationJob:
+    """One training of :func:`injection_ablation`: the variant, its seed, and the
+    test it gets."""
+
+    inject: bool
+    window: int | str  # the loss window: 1, or "all" (every round)
+    seed: int
+    test_rounds_factor: int
+    widths: tuple[int, ...]
+    n_sums: int
+    overrides: dict
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """What :func:`injection_ablation` returns: one row per (variant, seed, width,
+    round), and the trained cells keyed ``(inject, window, seed)``."""
+
+    table: pd.DataFrame
+    models: dict
 
 
 def injection_ablation(
@@ -24,41 +50,44 @@ def injection_ablation(
     test_rounds_factor: int = 4,
     widths: tuple[int, ...] = (8, 32),
     n_sums: int = 1000,
-    return_models: bool = False,
     jobs: int = 1,
     **overrides,
-) -> pd.DataFrame | tuple[pd.DataFrame, dict]:
+) -> Ablation:
     """Inject vs. not, for each loss window and seed: exact match against test rounds
-    ``1..factor * (n + 1)`` at each width. One row per (variant, seed, width, round).
-    With ``return_models`` also the trained cells, keyed ``(inject, window, seed)``.
-    ``jobs`` trainings run at once, each in its own process (the same numbers: each
-    is seeded by itself)."""
-    tasks = [
-        (inject, window, seed, test_rounds_factor, widths, n_sums, overrides)
+    ``1..factor * (n + 1)`` at each width, and the trained cells. ``jobs`` trainings
+    run at once, each in its own process (the same numbers: each is seeded by
+    itself)."""
+    jobs_list = [
+        AblationJob(
+            inject, window, seed, test_rounds_factor, widths, n_sums, overrides
+        )
         for inject in (True, False)
         for window in windows
         for seed in seeds
     ]
-    runs = run_jobs(_ablation_run, tasks, jobs)
+    runs = run_jobs(_ablation_run, jobs_list, jobs)
     table = pd.DataFrame([row for _, rows in runs for row in rows])
-    models = {task[:3]: model for task, (model, _) in zip(tasks, runs, strict=True)}
-    return (table, models) if return_models else table
+    models = {
+        (job.inject, job.window, job.seed): model
+        for job, (model, _) in zip(jobs_list, runs, strict=True)
+    }
+    return Ablation(table, models)
 
 
-def _ablation_run(task: tuple) -> tuple:
+def _ablation_run(job: AblationJob) -> tuple:
     """One training of :func:`injection_ablation` and its rows."""
-    inject, window, seed, factor, widths, n_sums, overrides = task
-    model, result = train_variant(inject, window, seed, **overrides)
+    model, result = train_variant(job.inject, job.window, job.seed, **job.overrides)
     rows = []
-    for n_bits in widths:
-        batch = random_batch(n_sums, n_bits, seed=10_000 + seed + n_bits)
-        exact = evaluate(model, batch, factor * (n_bits + 1)).exact
+    for n_bits in job.widths:
+        seed = INJECTION_SUMS + job.seed + n_bits
+        batch = random_batch(job.n_sums, n_bits, seed=seed)
+        exact = evaluate(model, batch, job.test_rounds_factor * (n_bits + 1)).exact
         for r, value in enumerate(exact.tolist(), start=1):
             rows.append(
                 {
-                    "inject": inject,
-                    "loss window": str(window),
-                    "seed": seed,
+                    "inject": job.inject,
+                    "loss window": str(job.window),
+                    "seed": job.seed,
                     "bits": n_bits,
                     "round": r,
                     "exact": value,

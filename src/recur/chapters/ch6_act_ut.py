@@ -1,18 +1,12 @@
-"""Chapter 6's model and its training procedure: the recipes (:data:`BOOK_ACT` and the
-simpler :data:`TUNED_ACT`), :func:`train_book_act` with its check and restarts, and
-the settings a page glues (:func:`book_settings`)."""
+"""Chapter 6's training procedure: :func:`train_book_act` trains the recipe
+:data:`recur.training.ut_recipe.BOOK_ACT` with its check and restarts;
+:func:`book_settings` gives the settings a page glues."""
 
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from recur.chapters.ch4_universal_transformer import (
-    ACT_TARGET,
-    UT_SIZE,
-    UTRecipe,
-    train_ut,
-)
 from recur.chapters.ch6_check import (
     CHECK_SUMS,
     DELAY,
@@ -24,63 +18,14 @@ from recur.chapters.ch6_check import (
     ActCheck,
     act_check,
 )
-from recur.models.ut import UniversalTransformer, UTOptions
+from recur.models.ut import UniversalTransformer
 from recur.training.config import (
     GiveUp,
     TrainResult,
     attempt_seeds,
     restarting,
 )
-
-# Chapter 6's first recipe: local window of one, ACT with a cap of 12 rounds,
-# tau = 0.01, the sinusoidal position signal, no injection. It adds 8-bit sums but not
-# longer ones; the studies of the chapter measure why.
-FIRST_ACT = UTRecipe(
-    UTOptions(window=1, act=True, **UT_SIZE), n_rounds=12, stop_at_exact=ACT_TARGET
-)
-
-# A simpler procedure than Chapter 6's, and the base of its studies of single pieces
-# (``recipe``, ``waiting``): the input re-fed every round, a learned relative attention
-# bias instead of the sinusoid, no round signal, a 0 + 0 "floor" bit under bit 0, noise
-# on the halting logits while training, tau = 0.1, a quarter of each batch with long
-# carry chains, a larger step size, and 800 steps with no early stop and no check.
-TUNED_ACT = replace(
-    FIRST_ACT,
-    model=replace(
-        FIRST_ACT.model,
-        inject=True,
-        position="relative",
-        round_signal=False,
-        floor=True,
-        halt_noise=2.0,
-        ponder_weight=0.1,
-    ),
-    chain_share=0.25,
-    lr=3e-3,
-    n_steps=800,
-    stop_at_exact=None,
-)
-
-# Chapter 6's model; ``train_book_act(seed)`` trains it with its check and restarts.
-# On top of TUNED_ACT: while training, each position pauses in each round with chance
-# 1/4 (it keeps its state), so the round count does not tell when a carry arrives; a cap
-# of 16 rounds while training (the pauses make chains slower); the step size falls to 0
-# over 1,200 steps (cosine); half of the long-chain training sums have a kill (0 + 0) at
-# the bottom of the planted run instead of a generate, so that a long wait does not
-# promise a carry (``act_seeds.csv``: TUNED_ACT's models guess "carry"); and ACT steps
-# the shared block only on the sums that still have a running position
-# (``train_rows_only``: the same computation in exact arithmetic, cheaper per step);
-# and the model reads each pair of bits as a set (``pair_as_set``), so that a run of
-# equal pairs (1111 + 0001), which random training sums almost never hold, looks like
-# any other run of propagating pairs.
-BOOK_ACT = replace(
-    TUNED_ACT,
-    model=replace(TUNED_ACT.model, pause=0.25, train_rows_only=True, pair_as_set=True),
-    n_rounds=16,
-    lr_decay="cosine",
-    n_steps=1200,
-    chain_kill_share=0.5,
-)
+from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, TUNED_ACT, train_ut
 
 # A run that has not passed its check by this step gives up when another run may
 # follow, since one from a new seed is likelier to pass. Chosen on the first runs of

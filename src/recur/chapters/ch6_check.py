@@ -16,6 +16,7 @@ from recur.chapters.ch6_measures import (
     ponder_by_position,
     steps_and_right,
 )
+from recur.core.seeds import CHECK_DELAYED, CHECK_LONG_CHAINS, CHECK_RANDOM
 from recur.core.tasks import (
     AdditionBatch,
     long_chain_batch,
@@ -25,9 +26,12 @@ from recur.core.tasks import (
 from recur.models.cell import Unroll
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer
+from recur.training.config import TrainConfig
 
 CHECK_SUMS = 1000  # fresh long-chain 8-bit sums in each act_check
 MAX_BEYOND = 0.5  # the most mean steps beyond the carry a passing check allows
+# A run's held-out pairs at the book's settings: a check must have measured them all
+HELDOUT_SIZE = TrainConfig().eval_size
 
 
 # The most of its halting budget (1 - eps) a waiting position may use in an 8-bit sum:
@@ -82,7 +86,7 @@ def delayed_right(model: UniversalTransformer, batch: AdditionBatch, delay: int)
     width makes them, at the cap 2(n + 1) + ``delay``."""
     wait = batch_wait_rounds(batch)  # (B, n)
     until = torch.as_tensor(np.where(wait == 2, delay, 0))  # (B, n)
-    if model.floor:  # the floor bit below bit 0 is never held
+    if model.options.floor:  # the floor bit below bit 0 is never held
         until = torch.nn.functional.pad(until, (1, 0))  # (B, 1 + n)
     cap = twice_width_plus_one(batch.n_positions - 1) + delay  # n bits: n + 1 places
     out = run_model(model, batch.bits, cap, held_until=until)
@@ -160,23 +164,23 @@ class ActCheck:
 
 def act_check(model: UniversalTransformer, row: dict, seed: int) -> ActCheck:
     """:class:`ActCheck` of ``model`` after the training check that wrote ``row``
-    (the held-out share must cover every held-out pair, else it counts as 0); the
-    long-chain sums are seeded ``seed + 2_000_003``, the random ones ``seed +
-    4_000_037`` and the delayed ones ``seed + 3_000_017``, apart from every test
-    set."""
-    chains = long_chain_batch(CHECK_SUMS, 8, seed=seed + 2_000_003)
+    (the held-out share must cover all :data:`HELDOUT_SIZE` held-out pairs, else it
+    counts as 0); the long-chain, random and delayed sums are seeded ``seed +
+    CHECK_LONG_CHAINS``, ``seed + CHECK_RANDOM`` and ``seed + CHECK_DELAYED``
+    (:mod:`recur.core.seeds`), apart from every test set."""
+    chains = long_chain_batch(CHECK_SUMS, 8, seed=seed + CHECK_LONG_CHAINS)
     out = run_model(model, chains.bits, twice_width_plus_one(8))  # one pass for all
     steps, right = steps_and_right(out, chains)
-    randoms = random_batch(CHECK_SUMS, 8, seed=seed + 4_000_037)
+    randoms = random_batch(CHECK_SUMS, 8, seed=seed + CHECK_RANDOM)
     random_steps, _ = ponder_by_position(model, randoms, twice_width_plus_one(8))
     beyond = max(
         beyond_the_carry(steps, chains), beyond_the_carry(random_steps, randoms)
     )  # the worse of long chains and random sums
     used = budget_spent(out, chains)
-    waits = long_chain_batch(CHECK_SUMS, 8, seed=seed + 3_000_017, kill_share=0.5)
+    waits = long_chain_batch(CHECK_SUMS, 8, seed=seed + CHECK_DELAYED, kill_share=0.5)
     delayed, _ = delayed_right(model, waits, DELAY)
     ring = halting_in_a_ring(model, 8, RING_ROUNDS)
-    heldout = row["exact"] if row["pairs"] >= 10_000 else 0.0
+    heldout = row["exact"] if row["pairs"] >= HELDOUT_SIZE else 0.0
     shares = float(heldout), float(right.mean())
     waited = used, float(delayed.mean()), ring
     return ActCheck(int(row["step"]), *shares, beyond, *waited)

@@ -81,7 +81,8 @@ def readouts_by_round(
 
     with eval_mode(model):
         state, step, real = model.prepare(bits, max_steps)  # H^0, the round, the slice
-        result = act_loop(recorded, state, model.halting, max_steps, model.act_eps)
+        eps = model.options.act_eps
+        result = act_loop(recorded, state, model.halting, max_steps, eps)
     held = result.halting[..., real].cpu() == 0  # (R, B, n): halted before round r
     frozen = torch.stack(logits)  # (R, B, n)
     for r in range(1, len(frozen)):  # a halted position's answer is its last one

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from recur.core.carry import wait_rounds
-from recur.core.seeds import PAGE_SUMS
+from recur.core.seeds import KILL_WAIT_SUMS, PAGE_SUMS
 from recur.core.tasks import (
     AdditionBatch,
     long_chain_batch,
@@ -159,8 +159,9 @@ def act_length_table(
     the share of their positions that halted before the carry. With ``kill_waits``
     too, the exact match on as many sums with runs as long that end in a kill (0+0),
     so that no carry comes (``long_chain_batch(..., kill_share=1)``, seeded
-    ``seed + 1,000,000 + width``): a model that stops waiting and guesses "carry" gets
-    the long chains right and these wrong."""
+    ``seed + KILL_WAIT_SUMS + width``, :data:`recur.core.seeds.KILL_WAIT_SUMS`): a
+    model that stops waiting and guesses "carry" gets the long chains right and these
+    wrong."""
     rows = []
     for n_bits in widths:
         cap = max_steps(n_bits) if callable(max_steps) else max_steps
@@ -204,7 +205,7 @@ KILL_WAITS = "exact, long waits without a carry"
 def _kill_wait_column(model, n_sums: int, n_bits: int, cap: int, seed: int) -> dict:
     """:func:`act_length_table`'s column for long waits that end with no carry."""
     waits = long_chain_batch(
-        n_sums, n_bits, seed=seed + 1_000_000 + n_bits, kill_share=1
+        n_sums, n_bits, seed=seed + KILL_WAIT_SUMS + n_bits, kill_share=1
     )
     _, right = ponder_by_position(model, waits, cap)
     return {KILL_WAITS: float(right.mean())}

@@ -26,7 +26,7 @@ from recur.models.deq import EquilibriumCell
 from recur.models.fixedpoint import Solve
 from recur.models.running import eval_mode, model_device
 from recur.models.ut import UniversalTransformer
-from recur.training.cell_check import CellRun, checked_training
+from recur.training.checked import CheckedRun, ExtraCheck, checked_training
 from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
 
@@ -54,12 +54,12 @@ def right_with_cap(
 
 def train_deq(
     seed: int = 0, max_attempts: int = 2, method: str = "iteration", **overrides
-) -> CellRun:
+) -> CheckedRun:
     """Chapter 7's DEQ cell (:class:`EquilibriumCell`, initial weights from ``seed``)
     trained with :data:`DEQ_TRAINING`, stopping at the first check at which every
     held-out pair is right and :func:`right_with_cap` finds them all right; if none
     passes, it starts again from a new seed, at most ``max_attempts`` runs
-    (:func:`recur.training.cell_check.checked_training`, Chapter 2's procedure with this
+    (:func:`recur.training.checked.checked_training`, Chapter 2's procedure with this
     check). ``method`` is the cell's solver (Exercise 1 trains with ``"anderson"``);
     ``overrides`` go to :class:`~recur.training.config.TrainConfig` (``device``,
     ...)."""
@@ -67,10 +67,10 @@ def train_deq(
     make = EquilibriumCell  # the chapter's cell, plain iteration
     if method != "iteration":
         make = functools.partial(EquilibriumCell, method=method)
+    words = ExtraCheck(kept=f"kept them right {cap}", share=f"are right {cap}")
     return checked_training(
-        make, DEQ_TRAINING | overrides, right_with_cap, seed, max_attempts,
-        kept=f"kept them right {cap}", share=f"are right {cap}",
-    )  # fmt: skip
+        make, DEQ_TRAINING | overrides, right_with_cap, seed, max_attempts, words
+    )
 
 
 @contextlib.contextmanager
@@ -122,7 +122,7 @@ def _states(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> list[torch.T
 def state_changes(model: nn.Module, bits: torch.Tensor, n_rounds: int) -> torch.Tensor:
     """|s_{r+1} - s_r| / |s_r| for r = 1..R-1, the norms over each sum's positions and
     features, averaged over the sums: zero once the loop has reached a fixed point. Runs
-    as :func:`recur.training.running.run_model` does: the bits go to the model's
+    as :func:`recur.models.running.run_model` does: the bits go to the model's
     device, the model runs in eval mode (restored afterwards, also on error), the result
     comes back on the CPU."""
     check_bits_tensor(bits)
@@ -181,25 +181,26 @@ def iterations_by_chain(
     chain is exactly each of ``lengths`` (seeded ``seed + length``), for each solver;
     whether the solve converged before its cap of 2 (n + 1), and the exact match it
     reached."""
-    rows, method = [], deq.method
+    rows, own_method = [], deq.method
     try:
         for length in lengths:
             batch = chain_batch(n_sums, n_bits, length, seed=seed + length)
-            for deq.method in methods:
+            for method in methods:
+                deq.method = method  # the solver the next solves use
                 with collect_solves(deq) as solves:
                     exact = evaluate(deq, batch, twice_width_plus_one(n_bits)).exact[-1]
                 solve = solves_summary(solves)
                 rows.append(
                     {
                         "longest chain": length,
-                        "method": deq.method,
+                        "method": method,
                         "iterations": solve.n_iter,
                         "converged": solve.converged,
                         "exact": float(exact),
                     }
                 )
     finally:
-        deq.method = method
+        deq.method = own_method
     return pd.DataFrame(rows)
 
 

@@ -3,16 +3,17 @@ model is, and the tables and sentences that set it beside ACT."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import torch
 
-from recur.chapters.ch4_universal_transformer import UT_SIZE
-from recur.chapters.ch6_act_ut import BOOK_ACT
 from recur.models.act import ponder_cost
 from recur.models.pondernet import PonderUT, expected_loss, halting_distribution
 from recur.models.ut import UTOptions
 from recur.training.config import TrainConfig, TrainResult
 from recur.training.loop import train
+from recur.training.ut_recipe import BOOK_ACT, TRAIN_UT_BATCH
 from recur.views.text import more_word
 
 # Chapter 7's PonderNet: trained as Chapter 6 trains its ACT model (``BOOK_ACT``: a
@@ -24,25 +25,17 @@ from recur.views.text import more_word
 # chain_kill_share; here 0), so a long wait may promise a carry (Chapter 7 says so),
 # and reading each pair of bits as a set (pair_as_set), which bears on runs of equal
 # pairs that the comparison's sums seldom hold.
-PONDER_MODEL = UTOptions(
-    window=1,
-    inject=True,
-    position="relative",
-    round_signal=False,
-    floor=True,
-    pause=0.25,
-    **UT_SIZE,
+ACT_ONLY = ("act", "act_eps", "ponder_weight", "halt_noise", "train_rows_only")
+PONDER_MODEL = replace(
+    BOOK_ACT.model,
+    **{name: getattr(UTOptions(), name) for name in (*ACT_ONLY, "pair_as_set")},
 )
+# BOOK_ACT's training settings but its no-carry chains (chain_kill_share: 0 here)
 PONDER_TRAINING = {
-    "n_rounds": 16,
-    "chain_share": 0.25,
-    "lr": 3e-3,
-    "lr_decay": "cosine",
-    "n_steps": 1200,
-    "batch_size": 64,
-    "eval_every": 100,
-    "stop_at_exact": None,
-}
+    name: getattr(BOOK_ACT, name)
+    for name in ("n_rounds", "chain_share", "lr", "lr_decay", "n_steps", "eval_every",
+                 "stop_at_exact")
+} | {"batch_size": TRAIN_UT_BATCH}  # fmt: skip
 
 
 # PonderNet's own settings: the prior's lambda_p and the weight beta of its KL term
@@ -124,17 +117,18 @@ def gradients_beside_act(
     return pd.DataFrame(columns, index=rounds)
 
 
-SHORT = {
-    "exact": "x",
-    "exact, long chains": "lc",
-    "mean steps": "st",
-    "steps beyond the carry": "bey",
+# each measure of the study summary, as it reads in a glue key
+MEASURE_KEYS = {
+    "exact": "exact",
+    "exact, long chains": "chains",
+    "mean steps": "steps",
+    "steps beyond the carry": "beyond",
 }
 
 
 def study_values(summary: pd.DataFrame, distance: pd.DataFrame) -> dict:
     """Flat numbers of the study for the chapter's prose: ``{method}_{measure}_{bits}``
-    from :func:`study_summary` (measures shortened by ``SHORT``) and the mean over
+    from :func:`study_summary` (measures named by ``MEASURE_KEYS``) and the mean over
     seeds of each method's fitted ``slope`` and ``intercept`` of steps against d, and
     of its mean steps at the largest distance (``dmax``)."""
     fits = distance.groupby("method")[["slope", "intercept"]].mean()
@@ -146,7 +140,7 @@ def study_values(summary: pd.DataFrame, distance: pd.DataFrame) -> dict:
         for m, v in at_dmax.groupby("method")["mean steps"].mean().items()
     }
     for (measure, method), series in summary.items():
-        key = SHORT[measure]
+        key = MEASURE_KEYS[measure]
         values |= {f"{method}_{key}_{bits}": float(v) for bits, v in series.items()}
     return values
 
@@ -156,8 +150,8 @@ def comparison_words(values: dict) -> dict:
     kept more or fewer of the random and the long-chain 64-bit sums than ACT (worst
     seed each), and how fast its steps grow with the carry distance beside ACT's."""
     return {
-        "x_64": more_word(values["PonderNet_x_64"], values["ACT_x_64"]),
-        "lc_64": more_word(values["PonderNet_lc_64"], values["ACT_lc_64"]),
+        "exact_64": more_word(values["PonderNet_exact_64"], values["ACT_exact_64"]),
+        "chains_64": more_word(values["PonderNet_chains_64"], values["ACT_chains_64"]),
         "rate": values["PonderNet_slope"] / values["ACT_slope"],
     }
 
@@ -185,9 +179,9 @@ def ranking_words(values: dict) -> str:
     how many of three measures ACT is ahead (more random and more long-chain 64-bit
     sums exact on the worst seed, fewer steps beyond the carry at 8 bits)."""
     ahead = [
-        values["ACT_x_64"] > values["PonderNet_x_64"],
-        values["ACT_lc_64"] > values["PonderNet_lc_64"],
-        values["ACT_bey_8"] < values["PonderNet_bey_8"],
+        values["ACT_exact_64"] > values["PonderNet_exact_64"],
+        values["ACT_chains_64"] > values["PonderNet_chains_64"],
+        values["ACT_beyond_8"] < values["PonderNet_beyond_8"],
     ]
     if all(ahead):
         return f"came out ahead on all three measures above ({RANKED})"

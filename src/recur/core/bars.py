@@ -9,7 +9,7 @@ ROBUST = (19, 20)
 SUCCESS = {"exact": 0.99, "exact, long chains": 0.97, "beyond at 8 bits": 0.5}
 
 # Chapter 6's wide bar: random 1,024-bit and long-chain 256-bit sums.
-MOONSHOT = {"exact": 0.99, "exact, long chains": 0.95}
+WIDE_BAR = {"exact": 0.99, "exact, long chains": 0.95}
 
 # The hardest sums (recur.core.hardest) at 8 to 64 bits: every one right, and no
 # position more than this many rounds after its carry-in could be known.

@@ -3,7 +3,7 @@ and what each was used for.
 
 A range is either spent on *choosing* something (a setting, a piece of a procedure, a
 check) or used to *report* a result. A reported number must not rest on what was used
-to choose, so ``tests/test_seeds.py`` checks that no study in :data:`STUDIES` that
+to choose, so ``tests/test_seeds.py`` checks that no study in :data:`REGISTRY` that
 reports draws its test sums from a choosing offset, and that training seeds overlap a
 choosing range only where :data:`OVERLAPS` says so and why. The methods appendix of
 the book prints :func:`table`.
@@ -11,7 +11,10 @@ the book prints :func:`table`.
 Test sums of ``n`` bits are drawn with the seed ``offset + n``, except where an
 entry's ``sums_per`` is :data:`PER_SEED`: there a run of training seed ``s`` is tested
 on sums drawn with ``offset + s``. A restarted run trains from ``seed + 1000 * attempt``
-(:func:`recur.training.config.attempt_seeds`).
+(:data:`RESTART_STRIDE`, :func:`recur.training.config.attempt_seeds`).
+
+Every seed offset the library, the benchmarks and the page's trainer add is named
+here; ``tests/test_seed_literals.py`` refuses an offset typed anywhere else.
 """
 
 from __future__ import annotations
@@ -63,8 +66,28 @@ DISTANCE_SUMS = 4000  # Chapter 7's steps by carry distance (32 bits: seed 4032)
 BENCH_SUMS = 99  # make bench's act_ut entry (+ width) and its DEQ cell (+ seed)
 BENCH_CELL_SUMS = 123  # make bench's Chapter 2 cell
 BROWSER_SUMS = 20_300_000  # Chapter 2's cell trained in the browser, then tested
+INJECTION_SUMS = 10_000  # Chapter 3's injection ablation (+ training seed + width)
+KILL_WAIT_SUMS = 1_000_000  # added to a length table's offset: its long waits, no carry
 
-STUDIES = (
+# Offsets added to a run's own training seed inside a procedure: the held-out pairs
+# every training keeps out of its batches, and the sums of Chapter 6's check. The
+# check's three lie about a million or more from each other and from every test set
+# above (an offset plus a width or a seed of a few thousand), so that a check never
+# draws the sums a study is tested on.
+HELDOUT_PAIRS = 1_000_003  # recur.training.loop.heldout_pairs, and the page's trainer
+CHECK_LONG_CHAINS = 2_000_003  # act_check's long-chain 8-bit sums
+CHECK_DELAYED = 3_000_017  # act_check's sums whose carries it holds back
+CHECK_RANDOM = 4_000_037  # act_check's random 8-bit sums
+RESTART_STRIDE = 1000  # restart k of a checked procedure trains from seed + k * this
+# The page's trainer draws its weights from seed and its training batches from
+# seed + PAGE_BATCHES, one generator each; the library seeds both with seed itself
+# (torch's global generator and a torch.Generator: recur.core.device.seed_everything).
+PAGE_BATCHES = 7
+# Chapter 6's page draws its 2,000 held-out random 8-bit sums, and as many long chains
+# beside them, from this seed itself (no width added).
+PAGE_HELD_SUMS = 11
+
+REGISTRY = (
     Seeds("first recipe", 0, 4, CHOICE_SUMS, CHOOSE,
           "Chapter 6's first studies: the time penalty, the ramp, the position signal, "
           "the length study"),
@@ -106,6 +129,9 @@ STUDIES = (
           "make bench: Chapter 7's DEQ cell, time and 1,024-bit sums right", PER_SEED),
     Seeds("benchmark timings", 0, 0, None, REPORT,
           "make bench and the GPU run: how long Chapters 2 and 6 take to train"),
+    Seeds("heap threshold", 710, 710, None, CHOOSE,
+          "the C library's heap threshold: how long 200 steps of Chapter 6's model "
+          "take under each (heap_threshold.py)"),
     Seeds("trained in the page", 0, 19, BROWSER_SUMS, REPORT,
           "Chapter 2's cell trained in Chromium by the page's own random numbers "
           "(browser_cell_seeds.csv)", PER_SEED),
@@ -140,13 +166,13 @@ OVERLAPS = {
 
 def by_name(name: str) -> Seeds:
     """The registry entry called ``name``."""
-    for entry in STUDIES:
+    for entry in REGISTRY:
         if entry.name == name:
             return entry
     raise ValueError(f"no seeds registered as {name!r}")
 
 
-def clashes(studies: tuple[Seeds, ...] = STUDIES, allowed: dict = OVERLAPS) -> list:
+def clashes(studies: tuple[Seeds, ...] = REGISTRY, allowed: dict = OVERLAPS) -> list:
     """Pairs (choosing, reporting) that share training seeds without an entry in
     ``allowed``, or that share a test-sum offset at all."""
     found = []
@@ -176,6 +202,6 @@ def table() -> pd.DataFrame:
             else f"{s.sums_offset:,} + {s.sums_per}",
             "used for": s.used_for,
         }
-        for s in STUDIES
+        for s in REGISTRY
     ]
     return pd.DataFrame(rows).set_index("use")

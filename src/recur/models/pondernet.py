@@ -123,11 +123,12 @@ class PonderUT(UniversalTransformer):
         **changes,
     ):
         super().__init__(options, **changes)
-        if self.act:
+        if self.options.act:
             raise ValueError("PonderUT halts by PonderNet's rule; leave act off")
         geometric_prior(lambda_p, 1)  # checks lambda_p
         self.lambda_p, self.beta, self.sample_seed = lambda_p, beta, sample_seed
-        self.lambda_unit = HaltingUnit(self.d_model, bias_init=-2.0)  # lambda ~ 0.12
+        d_model = self.options.d_model
+        self.lambda_unit = HaltingUnit(d_model, bias_init=-2.0)  # lambda ~ 0.12
 
     def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
         state, step, real = self.prepare(bits, n_rounds)

@@ -56,7 +56,7 @@ class UTOptions:
     model is ``UTOptions(window=1, act=True, position="relative", inject=True,
     round_signal=False, floor=True, halt_noise=2.0, pause=0.25, train_rows_only=True,
     pair_as_set=True, ponder_weight=0.1)``
-    (:data:`recur.chapters.ch6_act_ut.BOOK_ACT`)."""
+    (:data:`recur.training.ut_recipe.BOOK_ACT`)."""
 
     d_model: int = 32
     n_heads: int = 4
@@ -106,12 +106,7 @@ class UniversalTransformer(nn.Module):
         """``options``, with ``changes`` to any of its fields (``window=1``)."""
         super().__init__()
         options = replace(options or UTOptions(), **changes)
-        self.options = options
-        for name in ("position", "position_offsets", "inject", "round_signal", "floor",
-                     "window", "banded", "pause", "train_rows_only",
-                     "act", "act_eps", "ponder_weight", "d_model"):  # fmt: skip
-            setattr(self, name, getattr(options, name))
-        self.offset = 0  # the shift of the position signal in the current forward pass
+        self.options = options  # the one place every option is read from
         d_model, n_heads = options.d_model, options.n_heads
         self.embed = nn.Linear(2, d_model)
         self.block = UTBlock(d_model, n_heads, options.d_ff)
@@ -122,21 +117,46 @@ class UniversalTransformer(nn.Module):
         if options.position == "relative":
             self.relative = nn.Parameter(torch.zeros(n_heads, 2 * MAX_OFFSET + 1))
         self.readout = nn.Linear(d_model, 1)
+        self.attend = self._attention_path()  # (x, n, ring) -> the block's output
 
-    def signal(self, n: int, r: int, device) -> torch.Tensor | None:
-        """P^r for positions 0..n-1 (Eqs. 6-7; shifted by ``self.offset`` while
-        training with offsets), timestep part sinusoidal, built on
-        ``device``; ``None`` when there is no signal to add."""
-        if self.position == "sinusoid":
-            table = position_table(n + self.offset, self.d_model, device)
-            position = table[self.offset :]  # (n, d)
-        elif not self.round_signal:
+    def _attention_path(self):
+        """The attention every round runs, chosen once from the options: banded for a
+        local window (the same function as the masked one, O(n w) instead of
+        O(n^2)) unless ``banded=False``; else masked, with the relative bias if any."""
+        options = self.options
+        if options.banded and options.window is not None:
+            return self._banded_attention
+        if self.relative is not None:
+            return self._relative_attention
+        return self._masked_attention
+
+    def _banded_attention(self, x: torch.Tensor, n: int, ring: bool) -> torch.Tensor:
+        window, bias = self.options.window, self.window_bias()  # bias: (H, w + 1)
+        return self.block(x, window=window, bias=bias, ring=ring)  # (B, n, d)
+
+    def _relative_attention(self, x: torch.Tensor, n: int, ring: bool) -> torch.Tensor:
+        mask = self.attention_bias(n, x.shape[0], x.device)  # (B * H, n, n)
+        return self.block(x, mask)  # (B, n, d)
+
+    def _masked_attention(self, x: torch.Tensor, n: int, ring: bool) -> torch.Tensor:
+        return self.block(x, local_mask(n, self.options.window, x.device))
+
+    def signal(self, n: int, r: int, device, offset: int = 0) -> torch.Tensor | None:
+        """P^r for positions 0..n-1 (Eqs. 6-7; the position part shifted by
+        ``offset``, drawn for each forward pass while training with
+        ``position_offsets``), timestep part sinusoidal, built on ``device``; ``None``
+        when there is no signal to add."""
+        d_model, round_signal = self.options.d_model, self.options.round_signal
+        if self.options.position == "sinusoid":
+            table = position_table(n + offset, d_model, device)
+            position = table[offset:]  # (n, d)
+        elif not round_signal:
             return None  # no position part, no round part
         else:
-            position = torch.zeros(n, self.d_model, device=device)  # (n, d)
-        if not self.round_signal:  # the shared layer cannot tell the rounds apart
+            position = torch.zeros(n, d_model, device=device)  # (n, d)
+        if not round_signal:  # the shared layer cannot tell the rounds apart
             return position
-        return position + position_table(r + 1, self.d_model, device)[r]  # (n, d)
+        return position + position_table(r + 1, d_model, device)[r]  # (n, d)
 
     def step(
         self,
@@ -147,35 +167,30 @@ class UniversalTransformer(nn.Module):
         batch_size: int | None = None,
         held_until: torch.Tensor | None = None,
         ring: bool = False,
+        offset: int = 0,
     ) -> torch.Tensor:
         """One round: H^r from H^{r-1}; with injection the embedded bits ``problem``
-        are added too, as in Chapter 3's cell: ``H^r = Block(H^{r-1} + P^r + E)``.
-        A local window runs banded attention (the same function as the masked one,
-        O(n w) instead of O(n^2)) unless the model was built with ``banded=False``.
+        are added too, as in Chapter 3's cell: ``H^r = Block(H^{r-1} + P^r + E)``,
+        through the attention chosen at construction (:meth:`_attention_path`).
         ``rows``: ``state`` holds only these rows (sums) of the batch of
         ``batch_size`` (ACT's ``rows_only``: when measuring, or ``train_rows_only``).
-        ``held_until`` and ``ring``: see :meth:`forward`."""
+        ``offset`` shifts the position signal (:meth:`signal`). ``held_until`` and
+        ``ring``: see :meth:`forward`."""
         if rows is not None and problem is not None:
             problem = problem[rows]  # (b, n, d)
         n = state.shape[1]
         x = state
-        signal = self.signal(n, r, state.device)
+        signal = self.signal(n, r, state.device, offset)
         if signal is not None:
             x = x + signal  # (B, n, d)
         if problem is not None:
             x = x + problem  # (B, n, d): input injection
-        if self.banded and self.window is not None:
-            bias = self.window_bias()  # (H, w + 1) or None
-            new_state = self.block(x, window=self.window, bias=bias, ring=ring)
-        elif self.relative is not None:
-            mask = self.attention_bias(n, state.shape[0], state.device)
-            new_state = self.block(x, mask)  # (B, n, d)
-        else:
-            new_state = self.block(x, local_mask(n, self.window, state.device))
-        if self.training and self.pause:  # paused positions keep H^{r-1}
+        new_state = self.attend(x, n, ring)  # (B, n, d)
+        pause = self.options.pause
+        if self.training and pause:  # paused positions keep H^{r-1}
             # drawn for every row of the batch, so the draws do not depend on ``rows``
             all_rows = state.shape[0] if batch_size is None else batch_size  # B
-            paused = torch.rand(all_rows, n, device=state.device) < self.pause  # (B, n)
+            paused = torch.rand(all_rows, n, device=state.device) < pause  # (B, n)
             paused = paused if rows is None else paused[rows]  # (b, n)
             new_state = torch.where(paused[..., None], state, new_state)  # (B, n, d)
         if held_until is not None and r >= 1:
@@ -189,7 +204,7 @@ class UniversalTransformer(nn.Module):
         attention, (H, window + 1); ``None`` without ``position="relative"``."""
         if self.relative is None:
             return None
-        slots = torch.arange(self.window, -1, -1, device=self.relative.device)
+        slots = torch.arange(self.options.window, -1, -1, device=self.relative.device)
         return self.relative[:, slots.clamp(max=MAX_OFFSET) + MAX_OFFSET]  # (H, w+1)
 
     def attention_bias(self, n: int, batch_size: int, device) -> torch.Tensor:
@@ -199,7 +214,7 @@ class UniversalTransformer(nn.Module):
         i = torch.arange(n, device=device)
         offset = (i[:, None] - i[None, :]).clamp(-MAX_OFFSET, MAX_OFFSET)  # (n, n)
         bias = self.relative[:, offset + MAX_OFFSET]  # (H, n, n)
-        blocked = local_mask(n, self.window, device)
+        blocked = local_mask(n, self.options.window, device)
         if blocked is not None:
             bias = bias.masked_fill(blocked, float("-inf"))
         return bias.repeat(batch_size, 1, 1)  # (B * H, n, n), batch-major as MHA wants
@@ -217,31 +232,35 @@ class UniversalTransformer(nn.Module):
         check_rounds(n_rounds)
         if ring:
             self._check_ring()
-        floor = self.floor and not ring  # a ring has no bit below bit 0
+        options = self.options
+        floor = options.floor and not ring  # a ring has no bit below bit 0
         if floor:  # bit 0 then sees two keys, like every other position
             bits = nn.functional.pad(bits, (0, 0, 1, 0))  # (B, 1 + n, 2)
         real = slice(1, None) if floor else slice(None)  # the positions asked for
-        if self.options.pair_as_set:
+        if options.pair_as_set:
             bits = bits.sort(dim=-1).values  # (B, n, 2): (a AND b, a OR b)
         embedded = self.embed(bits)  # (B, n, d)
-        problem = embedded if self.inject else None
-        state = torch.zeros_like(embedded) if self.inject else embedded  # H^0
-        self.offset = 0
-        if self.training and self.position_offsets:
-            self.offset = int(torch.randint(self.position_offsets + 1, (1,)))
+        problem = embedded if options.inject else None
+        state = torch.zeros_like(embedded) if options.inject else embedded  # H^0
+        offset = 0  # the position signal's shift, one draw per forward pass
+        if self.training and options.position_offsets:
+            offset = int(torch.randint(options.position_offsets + 1, (1,)))
         step = functools.partial(
             self.step,
             problem=problem,
             batch_size=len(bits),
             held_until=held_until,
             ring=ring,
+            offset=offset,
         )
         return state, step, real
 
     def _check_ring(self) -> None:
-        if self.window is None or not self.banded:
+        if self.attend != self._banded_attention:
             raise ValueError("a ring needs a local window run as banded attention")
-        if self.position == "sinusoid":  # position i would still tell where it sits
+        if (
+            self.options.position == "sinusoid"
+        ):  # position i would still tell where it sits
             raise ValueError("a ring needs a model without an absolute position signal")
 
     def forward(
@@ -264,14 +283,20 @@ class UniversalTransformer(nn.Module):
         propagating bits each position sees what a position deep inside a run of them
         sees while its carry has not come."""
         state, step, real = self.prepare(bits, n_rounds, held_until, ring)
-        if self.act:
+        options = self.options
+        if options.act:
             measuring = not (self.training or torch.is_grad_enabled())
-            rows_only = measuring or self.train_rows_only
+            rows_only = measuring or options.train_rows_only
             result = act_loop(
-                step, state, self.halting, n_rounds, self.act_eps, rows_only=rows_only
+                step,
+                state,
+                self.halting,
+                n_rounds,
+                options.act_eps,
+                rows_only=rows_only,
             )
             logits = self.readout(result.output).squeeze(-1)[None]  # (1, B, n)
-            aux = self.ponder_weight * result.ponder[:, real].mean()
+            aux = options.ponder_weight * result.ponder[:, real].mean()
             steps, halting = result.n_updates[:, real], result.halting[..., real]
             return Unroll(logits[..., real], aux, steps, halting)
         logits = []
@@ -294,7 +319,7 @@ def one_round(model: UniversalTransformer, state: torch.Tensor, r: int) -> torch
     p = sinusoid(torch.arange(n), d_model)  # (n, d): position i, Eqs. 6-7
     p = p + sinusoid(torch.tensor([r]), d_model)  # (n, d): plus round r, P^r
     x = state + p.to(state.device)  # (B, n, d): H^{r-1} + P^r
-    unseen = local_mask(n, model.window, state.device)  # (n, n); None: sees all
+    unseen = local_mask(n, model.options.window, state.device)  # (n, n); None: all
     block = model.block  # the one block that every round shares
     mixed = block.attn(x, x, x, attn_mask=unseen, need_weights=False)[0]  # (B, n, d)
     a = block.norm_attn(x + mixed)  # (B, n, d): A^r = LN(x + MHSA(x)), Eq. 5
@@ -303,13 +328,14 @@ def one_round(model: UniversalTransformer, state: torch.Tensor, r: int) -> torch
 
 def _refuse_later_options(model: UniversalTransformer) -> None:
     """:func:`one_round` leaves out what later chapters add to the round."""
+    options = model.options
     later = {
-        "position": model.position != "sinusoid",
-        "position_offsets": model.position_offsets != 0,
-        "inject": model.inject,
-        "round_signal": not model.round_signal,
-        "pause": model.pause != 0,
-        "pair_as_set": model.options.pair_as_set,
+        "position": options.position != "sinusoid",
+        "position_offsets": options.position_offsets != 0,
+        "inject": options.inject,
+        "round_signal": not options.round_signal,
+        "pause": options.pause != 0,
+        "pair_as_set": options.pair_as_set,
     }
     if any(later.values()):
         names = ", ".join(name for name, used in later.items() if used)

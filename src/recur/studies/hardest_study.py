@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from recur.chapters.ch6_act_ut import BOOK_ACT
 from recur.chapters.ch6_hardest import HARDEST_NEWS, HARDEST_PAST, HARDEST_RIGHT
 from recur.core.bars import HARDEST_PAST as HARDEST_PAST_BAR
 from recur.studies.seed_study import seed_runs
+from recur.training.ut_recipe import BOOK_ACT
 
 PAIRS = "pairs as sets"  # the column of :func:`pair_runs`
 

@@ -13,6 +13,8 @@ from recur.core import seeds
 from recur.studies.live import FIRST_100_DIFFERS
 from recur.studies.seed_study import changed_outcomes, count_range
 
+ONE_RUN_NAMES = tuple(t.name for t in FIRST_100_DIFFERS)  # the one-run study's own
+
 ACT_SCRIPT = ".venv/bin/python benchmarks/act_studies.py"
 ACT = f"{ACT_SCRIPT} --jobs 2"  # the studies that take --jobs; others train in turn
 
@@ -28,7 +30,7 @@ class Study:
     trains: tuple[str, ...] = ()
 
 
-STUDIES = (
+STUDY_TABLES = (
     Study("tau", "act_tau.csv", "the time penalty: accuracy and steps",
           f"{ACT_SCRIPT} tau", "first recipe"),
     Study("warmup", "act_warmup.csv", "the ponder cost ramped in or not",
@@ -60,10 +62,10 @@ STUDIES = (
     Study("live", "live_seeds.csv", "the live trainings of Chapters 2, 3, 4 and 7",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2", "live trainings"),
     Study("first_100", "live_seeds_first_100.csv",
-          f"{', '.join(FIRST_100_DIFFERS[:-1])} and {FIRST_100_DIFFERS[-1]}, "
+          f"{', '.join(ONE_RUN_NAMES[:-1])} and {ONE_RUN_NAMES[-1]}, "
           "one run each, stopping at the first 100%",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2 --first-100",
-          "live trainings", trains=FIRST_100_DIFFERS),
+          "live trainings", trains=ONE_RUN_NAMES),
     Study("ch7", "ch7_length.csv", "ACT against PonderNet (Chapter 7)",
           ".venv/bin/python benchmarks/ch7_studies.py", "ACT against PonderNet"),
     Study("browser", "browser_cell_seeds.csv",
@@ -90,7 +92,7 @@ def study_table(data: Path) -> pd.DataFrame:
     the models its table records, their training time in minutes (summed over runs;
     blank where the table records none). :func:`commands` gives the commands."""
     rows = []
-    for study in STUDIES:
+    for study in STUDY_TABLES:
         table = pd.read_csv(data / study.table)
         if study.trains:  # the other rows are another study's runs
             table = table[table["model"].isin(study.trains)]
@@ -115,7 +117,7 @@ def _models(table: pd.DataFrame) -> int:
 
 def commands() -> dict:
     """The command that reruns each study, by study name."""
-    return {study.name: study.command for study in STUDIES}
+    return {study.name: study.command for study in STUDY_TABLES}
 
 
 def command_lines() -> str:
@@ -124,10 +126,12 @@ def command_lines() -> str:
     name the table gives them."""
     lines, named = [], set()
     for script in (ACT, ACT_SCRIPT):
-        act = [s.name for s in STUDIES if s.command.rsplit(" ", 1)[0] == script]
+        act = [s.name for s in STUDY_TABLES if s.command.rsplit(" ", 1)[0] == script]
         lines += [f"- `{script} NAME`, NAME one of " + ", ".join(f"`{n}`" for n in act)]
         named |= set(act)
-    lines += [f"- `{s.command}`: `{s.name}`" for s in STUDIES if s.name not in named]
+    lines += [
+        f"- `{s.command}`: `{s.name}`" for s in STUDY_TABLES if s.name not in named
+    ]
     return "\n".join(lines)
 
 
@@ -138,7 +142,7 @@ ROUNDING_PAIRS = (("seeds", "seeds_every"), ("third_run_rows", "third_run_every"
 def rounding_counts(data: Path, recipe: str = "BOOK_ACT") -> list[dict]:
     """For each pair of :data:`ROUNDING_PAIRS`: its seeds' registry entry and role,
     and :func:`recur.studies.seed_study.changed_outcomes` of the two tables."""
-    tables = {study.name: study for study in STUDIES}
+    tables = {study.name: study for study in STUDY_TABLES}
     counts = []
     for first, second in ROUNDING_PAIRS:
         entry = seeds.by_name(tables[first].seeds)
@@ -176,7 +180,7 @@ def rounding_expectation(counts: list[dict]) -> str:
     return words + (", and the list of seeds that pass can change." if moved else ".")
 
 
-def shared_choosing_seeds(studies=seeds.STUDIES) -> list[tuple]:
+def shared_choosing_seeds(studies=seeds.REGISTRY) -> list[tuple]:
     """Pairs of choosing uses of the registry that share training seeds: (first name,
     second name, lowest shared seed, highest)."""
     choosing = [s for s in studies if s.role == seeds.CHOOSE]
@@ -189,7 +193,7 @@ def shared_choosing_seeds(studies=seeds.STUDIES) -> list[tuple]:
     return shared
 
 
-def shared_choosing_words(studies=seeds.STUDIES) -> str:
+def shared_choosing_words(studies=seeds.REGISTRY) -> str:
     """:func:`shared_choosing_seeds` as words: "first recipe and recipe pieces (seeds
     0 to 2)", joined by semicolons; "" when no two share seeds."""
     return "; ".join(
@@ -198,7 +202,7 @@ def shared_choosing_words(studies=seeds.STUDIES) -> str:
     )
 
 
-def choose_report_overlap(studies=seeds.STUDIES) -> list[int]:
+def choose_report_overlap(studies=seeds.REGISTRY) -> list[int]:
     """The training seeds that a choosing use and a reporting use of the registry
     both train from (each pair allowed by :data:`recur.core.seeds.OVERLAPS`)."""
     shared = set()

@@ -6,12 +6,11 @@ sentences a page glues from their tables. The single measurements are in
 
 from __future__ import annotations
 
-import dataclasses
+from dataclasses import dataclass
 
 import pandas as pd
 
-from recur.chapters.ch4_universal_transformer import train_ut
-from recur.chapters.ch6_act_ut import TUNED_ACT, train_book_act
+from recur.chapters.ch6_act_ut import train_book_act
 from recur.chapters.ch6_hardest import (
     HARDEST_NEWS,
     HARDEST_PAST,
@@ -20,13 +19,14 @@ from recur.chapters.ch6_hardest import (
     hardest_columns,
 )
 from recur.chapters.ch6_measures import KILL_WAITS, act_length_table
-from recur.core.bars import MOONSHOT, ROBUST, SUCCESS
+from recur.core.bars import ROBUST, SUCCESS, WIDE_BAR
 from recur.core.device import run_jobs
 from recur.core.seeds import REPORT_SUMS
 from recur.core.tasks import twice_width_plus_one
+from recur.training.ut_recipe import TUNED_ACT, train_ut
 
 SEED_WIDTHS = (8, 16, 32, 64)
-WIDE_WIDTHS = (8, 128, 256, 512, 1024)  # the moonshot's widths (the ``wide`` study)
+WIDE_WIDTHS = (8, 128, 256, 512, 1024)  # the ``wide`` study (WIDE_BAR)
 # The fresh sums of each width a model is tested on against the bar: random, and as many
 # long chains as long waits without a carry (Chapter 6's live run is tested on as many)
 TEST_SUMS, TEST_CHAINS = 300, 100
@@ -99,9 +99,26 @@ def train_recipe(recipe: str, seed: int, **overrides) -> tuple:
     raise ValueError(f"recipe must be 'BOOK_ACT' or 'TUNED_ACT', got {recipe!r}")
 
 
-def _seed_rows(job: tuple) -> list[dict]:
-    recipe, seed, widths, n_sums, long_chains, sums_seed, overrides = job
-    overrides = dict(overrides)  # shared by every task of the study: leave it whole
+@dataclass(frozen=True)
+class SeedJob:
+    """One training of :func:`seed_runs` and its tests: the recipe, the seed, the
+    widths, how many random and long-chain sums of each, their seeds' offset, and the
+    overrides (of the training, and the study's own keys that :func:`_seed_rows`
+    reads)."""
+
+    recipe: str
+    seed: int
+    widths: tuple[int, ...]
+    n_sums: int
+    long_chains: int
+    sums_seed: int
+    overrides: dict
+
+
+def _seed_rows(job: SeedJob) -> list[dict]:
+    recipe, seed, widths = job.recipe, job.seed, job.widths
+    n_sums, long_chains, sums_seed = job.n_sums, job.long_chains, job.sums_seed
+    overrides = dict(job.overrides)  # shared by every task of the study: leave it whole
     chains_up_to = overrides.pop("long_chains_up_to", max(widths))
     kills = overrides.pop("kill_waits", False)  # a column for kill-ended waits too
     hardest = overrides.pop("hardest", False)  # and the hardest sums' columns
@@ -155,50 +172,12 @@ def seed_runs(
     :func:`act_succeeded`. ``jobs`` > 1 runs
     that many seeds at once, each in its own process (one torch thread each)."""
     tasks = [
-        (recipe, seed, widths, n_sums, long_chains, sums_seed, overrides)
+        SeedJob(recipe, seed, widths, n_sums, long_chains, sums_seed, overrides)
         for recipe in recipes
         for seed in seeds
     ]
     results = run_jobs(_seed_rows, tasks, jobs)
     return pd.DataFrame([row for rows in results for row in rows])
-
-
-def _first_run_rows(job: tuple) -> list[dict]:
-    """Every check of ``seed``'s first run of :func:`train_book_act`, which neither
-    gives up nor starts again: one row per check, with whether it passed."""
-    seed, overrides = job
-    book = train_book_act(seed, max_attempts=1, **({"progress": False} | overrides))
-    return [
-        {"seed": seed} | dataclasses.asdict(check) | {"passed": check.passed}
-        for check in book.checks
-    ]
-
-
-def first_run_checks(
-    seeds: tuple[int, ...], jobs: int = 1, **overrides
-) -> pd.DataFrame:
-    """The ``give_up`` study: every check of the first run of Chapter 6's procedure
-    for each seed, a run that never gives up and stops only at its first passing
-    check or after all its 1,200 steps; one row per check.
-    :data:`recur.chapters.ch6_act_ut.GIVE_UP_STEP` was chosen on it, for seeds 860-899;
-    ``jobs`` as in :func:`seed_runs`, ``overrides`` go to :func:`train_book_act`."""
-    tasks = [(seed, overrides) for seed in seeds]
-    results = run_jobs(_first_run_rows, tasks, jobs)
-    return pd.DataFrame([row for rows in results for row in rows])
-
-
-def give_up_counts(checks: pd.DataFrame) -> dict:
-    """From a :func:`first_run_checks` table: how many first runs (``n``), how many
-    passed a check (``passed``), the latest step at which one first passed
-    (``latest``), and how many never passed in all their steps (``never``)."""
-    runs = checks.groupby("seed")
-    first_pass = checks[checks["passed"]].groupby("seed")["step"].min()  # (passed,)
-    return {
-        "n": runs.ngroups,
-        "passed": len(first_pass),
-        "latest": int(first_pass.max()) if len(first_pass) else 0,
-        "never": runs.ngroups - len(first_pass),
-    }
 
 
 def robust_words(met: int, n: int) -> str:
@@ -348,7 +327,7 @@ def met_by_run(table: pd.DataFrame) -> pd.Series:
     return runs.apply(lambda run: act_succeeded(run.set_index("bits")))
 
 
-def widest_reached(runs: pd.DataFrame, bar: dict = MOONSHOT) -> int:
+def widest_reached(runs: pd.DataFrame, bar: dict = WIDE_BAR) -> int:
     """The widest width up to which one model meets ``bar`` at every width of its
     rows (exact match on random and on long-chain sums; a width without long-chain
     sums, NaN, is judged on the random ones); 0 if not even the first."""
@@ -360,17 +339,17 @@ def widest_reached(runs: pd.DataFrame, bar: dict = MOONSHOT) -> int:
     return widest
 
 
-def moonshot_counts(table: pd.DataFrame) -> dict:
+def wide_counts(table: pd.DataFrame) -> dict:
     """From the ``wide`` study (a :func:`seed_runs` table): per seed the widest width
     reached (:func:`widest_reached`); how many seeds reached 1,024 bits on random sums
-    and 256 on long chains (``met``, the moonshot), of how many, and the median and
+    and 256 on long chains (``met``, the wide bar), of how many, and the median and
     smallest widest width."""
     met = 0
     for _, runs in table.groupby("seed"):
         at = runs.set_index("bits")
         met += bool(
-            at.loc[1024, "exact"] >= MOONSHOT["exact"]
-            and at.loc[256, "exact, long chains"] >= MOONSHOT["exact, long chains"]
+            at.loc[1024, "exact"] >= WIDE_BAR["exact"]
+            and at.loc[256, "exact, long chains"] >= WIDE_BAR["exact, long chains"]
         )
     widest = _widest_by_seed(table)
     return {"met": met, "n": len(widest), "median_widest": float(widest.median()),

@@ -4,16 +4,18 @@ and how halting behaves while a position waits for its carry."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import pandas as pd
 
-from recur.chapters.ch4_universal_transformer import ACT_TARGET, train_ut
 from recur.chapters.ch6_measures import act_length_table, halting_while_waiting
+from recur.core.seeds import CHOICE_SUMS
 from recur.core.tasks import (
     long_chain_batch,
     twice_width_plus_one,
 )
+from recur.training.ut_recipe import ACT_TARGET, train_ut
 
 
 def tau_sweep(
@@ -26,6 +28,21 @@ def tau_sweep(
     return runs.rename(columns={"variant": "tau"}).drop(columns="bits")
 
 
+def runs(variants: dict, seeds: list[int], measure: Callable, **overrides):
+    """Train the local ACT UT (cap 12) once per variant and seed and measure it.
+
+    ``variants`` maps a name (or value) to keyword arguments of :func:`train_ut`,
+    ``overrides`` go to every training; ``measure(model, run)`` returns the rows of
+    one run, to which each row's ``variant`` and ``seed`` are put first."""
+    rows = []
+    for name, options in variants.items():
+        for seed in seeds:
+            settings = {"progress": False} | overrides | options
+            model, run = train_ut(1, act=True, n_rounds=12, seed=seed, **settings)
+            rows += [{"variant": name, "seed": seed} | r for r in measure(model, run)]
+    return pd.DataFrame(rows)
+
+
 def act_runs(
     variants: dict,
     seeds: list[int],
@@ -36,36 +53,36 @@ def act_runs(
     extra_columns: tuple[str, ...] = (),
     **overrides,
 ) -> pd.DataFrame:
-    """Train the local ACT UT (cap 12) once per variant and seed, then measure it.
+    """:func:`runs` measured by :func:`act_length_table`: one row per run and test
+    width with exact match, mean steps and steps beyond the carry (sums seeded
+    ``CHOICE_SUMS`` + width; ``extra_columns`` names more of its columns to keep),
+    steps trained, and seconds to the held-out exact match of ``stop_at_exact`` (99%
+    unless given; NaN if never), read from the run's history, so it is there whether
+    or not training stopped at it."""
+    measure = functools.partial(
+        _length_rows, widths=widths, n_sums=n_sums, max_steps=max_steps,
+        long_chains=long_chains, extra_columns=extra_columns,
+    )  # fmt: skip
+    return runs(variants, seeds, measure, **overrides)
 
-    ``variants`` maps a name (or value) to keyword arguments of :func:`train_ut`. One
-    row per run and test width: exact match, mean steps and steps beyond the carry
-    from :func:`act_length_table` (sums seeded 2024 + width; ``extra_columns`` names
-    more of its columns to keep), steps trained, and seconds to the held-out exact
-    match of ``stop_at_exact`` (99% unless given; NaN if never), read from the run's
-    history, so it is there whether or not training stopped at it.
-    """
-    rows = []
-    for name, options in variants.items():
-        for seed in seeds:
-            settings = {"progress": False} | overrides | options
-            model, run = train_ut(1, act=True, n_rounds=12, seed=seed, **settings)
-            target = settings.get("stop_at_exact") or ACT_TARGET  # train_ut's default
-            table = act_length_table(
-                model, widths, n_sums, max_steps, seed=2024, long_chains=long_chains
-            )
-            measured = [c for c in table.columns if c.startswith("exact")]
-            measured += ["mean steps", "steps beyond the carry", *extra_columns]
-            for n_bits, row in table.iterrows():
-                rows.append(
-                    {"variant": name, "seed": seed, "bits": n_bits}
-                    | row[measured].to_dict()
-                    | {
-                        "train steps": int(run.history["step"].iloc[-1]),
-                        f"seconds to {target:.0%}": run.seconds_to(target),
-                    }
-                )
-    return pd.DataFrame(rows)
+
+def _length_rows(
+    model, run, widths, n_sums, max_steps, long_chains, extra_columns
+) -> list[dict]:
+    target = run.config.stop_at_exact or ACT_TARGET  # train_ut's default
+    table = act_length_table(
+        model, widths, n_sums, max_steps, seed=CHOICE_SUMS, long_chains=long_chains
+    )
+    measured = [c for c in table.columns if c.startswith("exact")]
+    measured += ["mean steps", "steps beyond the carry", *extra_columns]
+    trained = {
+        "train steps": int(run.history["step"].iloc[-1]),
+        f"seconds to {target:.0%}": run.seconds_to(target),
+    }
+    return [
+        {"bits": n_bits} | row[measured].to_dict() | trained
+        for n_bits, row in table.iterrows()
+    ]
 
 
 def waiting_runs(
@@ -76,21 +93,23 @@ def waiting_runs(
     max_steps: Callable[[int], int] = twice_width_plus_one,
     **overrides,
 ) -> pd.DataFrame:
-    """Train the local ACT UT (cap 12) once per variant and seed, as :func:`act_runs`
-    does, then run :func:`halting_while_waiting` on ``n_sums`` long-chain sums of each
-    width (seeded 2024 + width). One row per run, width and round."""
+    """:func:`runs` measured by :func:`halting_while_waiting` on ``n_sums`` long-chain
+    sums of each width (seeded ``CHOICE_SUMS`` + width). One row per run, width and
+    round."""
+    measure = functools.partial(
+        _waiting_rows, widths=widths, n_sums=n_sums, max_steps=max_steps
+    )
+    return runs(variants, seeds, measure, **overrides)
+
+
+def _waiting_rows(model, run, widths, n_sums, max_steps) -> list[dict]:
     rows = []
-    for name, options in variants.items():
-        for seed in seeds:
-            settings = {"progress": False} | overrides | options
-            model, _ = train_ut(1, act=True, n_rounds=12, seed=seed, **settings)
-            for n_bits in widths:
-                batch = long_chain_batch(n_sums, n_bits, seed=2024 + n_bits)
-                table, early = halting_while_waiting(model, batch, max_steps(n_bits))
-                for n, row in table.iterrows():
-                    rows.append(
-                        {"variant": name, "seed": seed, "bits": n_bits, "round": n}
-                        | row.to_dict()
-                        | {"halted before the carry": early}
-                    )
-    return pd.DataFrame(rows)
+    for n_bits in widths:
+        batch = long_chain_batch(n_sums, n_bits, seed=CHOICE_SUMS + n_bits)
+        table, early = halting_while_waiting(model, batch, max_steps(n_bits))
+        rows += [
+            {"bits": n_bits, "round": n} | row.to_dict()
+            | {"halted before the carry": early}
+            for n, row in table.iterrows()
+        ]  # fmt: skip
+    return rows

@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 from torch import nn
 
+from recur.core.seeds import RESTART_STRIDE
+
 
 @dataclass
 class TrainConfig:
@@ -161,11 +163,12 @@ def step_size(step: int, cfg: TrainConfig) -> float:
 
 def attempt_seeds(seed: int, max_attempts: int) -> list[int]:
     """The seeds of a training procedure that starts again when its check never
-    passes (Chapters 2, 6 and 7): ``seed``, then ``seed + 1000``, ``seed + 2000``, ...,
-    ``max_attempts`` in all."""
+    passes (Chapters 2, 6 and 7): ``seed``, then ``seed + RESTART_STRIDE``,
+    ``seed + 2 * RESTART_STRIDE``, ..., ``max_attempts`` in all
+    (:data:`recur.core.seeds.RESTART_STRIDE`)."""
     if max_attempts < 1:
         raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
-    return [seed + 1000 * attempt for attempt in range(max_attempts)]
+    return [seed + RESTART_STRIDE * attempt for attempt in range(max_attempts)]
 
 
 def restarting(

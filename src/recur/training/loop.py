@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 
 from recur.core.device import cpu_threads, pick_device, seed_everything, synchronize
 from recur.core.page import static_page
+from recur.core.seeds import HELDOUT_PAIRS
 from recur.core.tasks import AdditionBatch, chain_batch, concat_batches, random_batch
 from recur.training.config import (
     HISTORY_COLUMNS,
@@ -83,7 +84,7 @@ def heldout_pairs(cfg: TrainConfig) -> tuple[AdditionBatch, frozenset[bytes]]:
     """The held-out pairs and the keys of those to keep out of training: all of them
     when they are a small part of all pairs (8 bits: 10,000 of 65,536), none for tiny
     widths, where every pair would be held out."""
-    heldout = random_batch(cfg.eval_size, cfg.max_bits, seed=cfg.seed + 1_000_003)
+    heldout = random_batch(cfg.eval_size, cfg.max_bits, seed=cfg.seed + HELDOUT_PAIRS)
     if 4 * cfg.eval_size <= 2 ** (2 * cfg.max_bits):
         return heldout, frozenset(_pair_keys(heldout.bits))
     return heldout, frozenset()

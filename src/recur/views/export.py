@@ -41,25 +41,26 @@ def _cell_options(cell: LocalCell) -> dict:
 
 
 def _ut_options(model: UniversalTransformer) -> dict:
+    options = model.options
     for name, value in UT_NEEDS.items():
-        if getattr(model, name) != value:
+        if getattr(options, name) != value:
             raise ValueError(
                 f"the page's UT runs {name}={value!r}; this model has "
-                f"{name}={getattr(model, name)!r}"
+                f"{name}={getattr(options, name)!r}"
             )
-    if model.window is None:
+    if options.window is None:
         raise ValueError("the page's UT runs local attention: window must be set")
-    if model.position not in UT_POSITIONS:
-        raise ValueError(f"the page's UT has no position={model.position!r}")
+    if options.position not in UT_POSITIONS:
+        raise ValueError(f"the page's UT has no position={options.position!r}")
     return {
-        "position": model.position,
-        "round_signal": model.round_signal,
-        "window": model.window,
+        "position": options.position,
+        "round_signal": options.round_signal,
+        "window": options.window,
         "n_heads": model.block.attn.num_heads,
-        "inject": model.inject,
-        "floor": model.floor,
-        "pair_as_set": model.options.pair_as_set,
-        "act_eps": model.act_eps,
+        "inject": options.inject,
+        "floor": options.floor,
+        "pair_as_set": options.pair_as_set,
+        "act_eps": options.act_eps,
         "max_offset": 0 if model.relative is None else model.relative.shape[1] // 2,
     }
 

@@ -93,7 +93,7 @@ def plot_seed_spread(
 
 
 def plot_pairs(table: pd.DataFrame, past: str, right: str, flag: str) -> plt.Figure:
-    """The ``pairs`` study (:func:`recur.studies.seed_study.pair_runs`): one panel
+    """The ``pairs`` study (:func:`recur.studies.hardest_study.pair_runs`): one panel
     without the piece and one with it (column ``flag``), the most rounds past the
     carry (column ``past``) on the hardest sums against the width, a line per seed,
     a cross where one of them came out wrong (column ``right`` false). The y axis is
