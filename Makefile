@@ -8,7 +8,7 @@ JOBS   ?= 2
 
 .PHONY: book test check-full lint bench studies gpu-check glue-reference clean
 
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+$(STAMP): requirements.txt requirements-dev.txt requirements-studies.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
@@ -71,11 +71,17 @@ gpu-check:
 glue-reference: book               ## the CPU build's glued values: book/data/glue_cpu.json
 	$(PY) benchmarks/gpu_check.py --reference
 
+# The studies run on a Dask cluster: a local one of JOBS workers, or the scheduler at
+# SCHEDULER (make studies SCHEDULER=tcp://HOST:8786), passed on as RECUR_SCHEDULER.
+SCHEDULER ?=
+ifneq ($(SCHEDULER),)
+export RECUR_SCHEDULER := $(SCHEDULER)
+endif
 studies: $(STAMP)                  ## the slow studies: book/data/act_*, ch7_*, live_*, browser_*
-	$(PY) benchmarks/act_studies.py
-	$(PY) benchmarks/ch7_studies.py
-	$(PY) benchmarks/live_studies.py --jobs 2
-	$(PY) benchmarks/live_studies.py --jobs 2 --first-100
+	$(PY) benchmarks/act_studies.py --jobs $(JOBS)
+	$(PY) benchmarks/ch7_studies.py --jobs $(JOBS)
+	$(PY) benchmarks/live_studies.py --jobs $(JOBS)
+	$(PY) benchmarks/live_studies.py --jobs $(JOBS) --first-100
 	$(PY) benchmarks/browser_train.py --jobs 2
 
 clean:

@@ -33,9 +33,13 @@ The chapter's procedure (``train_book_act``):
   ``GIVE_UP_STEP`` rests on.
 - ``pairs``: the procedure with its model reading each pair of bits as a set and
   without, on the registry's seeds for that choice, tested on the hardest sums too.
+- ``hundred``: a hundred seeds of the procedure alone (the registry's "hundred
+  seeds"), tested as ``seeds`` tests it.
 
-Run: ``make studies`` (all of them), or
-``.venv/bin/python benchmarks/act_studies.py [--jobs N] [--device D] [name ...]``.
+Run: ``make studies`` (all but ``hundred``), or
+``.venv/bin/python benchmarks/act_studies.py [--jobs N] [--scheduler ADDRESS]
+[--seeds A-B] [--out DIR] [--device D] [name ...]``. The trainings run on a Dask
+cluster and are kept as they finish (``cluster.py``): a stopped study resumes.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from pathlib import Path
 
 import pandas as pd
 
+import cluster
 from last_run import recorded
 from recur.core.seeds import CANDIDATE_SUMS, by_name
 from recur.core.tasks import twice_width_plus_one
@@ -71,6 +76,9 @@ BOOK_SEEDS = {
     "kill_waits": True,  # and long waits that end in a kill
 }
 GIVE_UP = {"seeds": tuple(by_name("give-up step").seeds), "jobs": 2}
+# Chapter 6's procedure alone, a hundred seeds, tested as the seeds study tests it
+HUNDRED = BOOK_SEEDS | {"seeds": list(by_name("hundred seeds").seeds),
+                        "recipes": ("BOOK_ACT",), "hardest": True}  # fmt: skip
 
 # Choosing whether train_book_act runs a third time when the first two pass no check:
 # on the registry's seeds and test sums for that choice, used for nothing else
@@ -207,6 +215,7 @@ ACT_STUDIES = {
             "jobs": 2,
         },
     ),
+    "hundred": (seed_runs, HUNDRED),
     "wide": (
         seed_runs,
         {
@@ -245,36 +254,45 @@ def run_study(name: str, **overrides) -> pd.DataFrame:
     return function(**({"device": "cpu"} | settings | overrides))
 
 
+# long enough to leave out of make studies' all (about 45 minutes on two cores)
+NOT_BY_DEFAULT = ("hundred",)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Chapter 6's slow studies.")
     parser.add_argument(
         "names",
         nargs="*",
         metavar="NAME",
-        help=f"studies to run (default: all): {', '.join(ACT_STUDIES)}",
+        help=f"studies to run (default: all but {', '.join(NOT_BY_DEFAULT)}): "
+        f"{', '.join(ACT_STUDIES)}",
     )
-    parser.add_argument("--jobs", type=int, help="processes, one torch thread each")
+    cluster.add_arguments(parser)
     parser.add_argument("--device", help="e.g. cuda: only the studies in ON_A_GPU")
     args = parser.parse_args()
     if unknown := set(args.names) - set(ACT_STUDIES):
         parser.error(f"no such study: {', '.join(sorted(unknown))}")
-    full = not args.names and not args.device
+    full = not args.names and not args.device and not args.seeds
     with recorded("make studies: act_studies.py", full):
         _run(args)
 
 
 def _run(args) -> None:
-    for name in args.names or list(ACT_STUDIES):
+    default = [name for name in ACT_STUDIES if name not in NOT_BY_DEFAULT]
+    for name in args.names or default:
         settings = ON_A_GPU[name] | {"device": args.device} if args.device else {}
-        if args.jobs and "jobs" in ACT_STUDIES[name][1]:
-            settings["jobs"] = args.jobs
-        table = run_study(name, **settings)
-        for row in table.to_dict("records"):
-            print(json.dumps({"study": name} | row), flush=True)
+        if args.seeds:
+            settings["seeds"] = args.seeds
         suffix = f"_{args.device}" if args.device else ""
-        out = DATA / f"act_{name}{suffix}.csv"
-        table.to_csv(out, index=False)
-        print(f"wrote book/data/{out.name}", flush=True)
+        out = args.out / f"act_{name}{suffix}.csv"
+        where = (args.jobs, args.scheduler, args.out)
+        with cluster.study_cluster(out.stem, *where) as jobs:
+            table = run_study(name, **settings)
+            for row in table.to_dict("records"):
+                print(json.dumps({"study": name} | row), flush=True)
+            table.to_csv(out, index=False)
+            jobs.finish()
+        print(f"wrote {out}", flush=True)
 
 
 if __name__ == "__main__":

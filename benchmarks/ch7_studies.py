@@ -8,26 +8,28 @@ cap 2 (n + 1)), plus the steps per position against the carry distance on 300 lo
 32-bit sums, and how much the state still changes in each round when the shared block is
 run without halting.
 
-Writes ``book/data/ch7_length.csv``, ``ch7_distance.csv`` and ``ch7_settle.csv``
-and prints one JSON line per run. About 10 minutes on 2 cores.
-Run: ``.venv/bin/python benchmarks/ch7_studies.py``.
+Writes ``book/data/ch7_length.csv``, ``ch7_distance.csv`` and ``ch7_settle.csv``.
+About 5 minutes on 2 cores. Run: ``.venv/bin/python benchmarks/ch7_studies.py
+[--jobs N] [--scheduler ADDRESS] [--seeds A-B] [--out DIR]``: the trainings run on a
+Dask cluster and are kept as they finish (``cluster.py``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+import cluster
 from last_run import recorded
 from recur.chapters.ch6_act_ut import train_book_act
 from recur.chapters.ch6_measures import act_length_table, ponder_vs_distance
 from recur.chapters.ch7_fixed_points import state_changes
 from recur.chapters.ch7_pondernet import STUDY_SUMS, train_ponder
-from recur.core.device import limit_heap_growth
+from recur.core.device import run_jobs
 from recur.core.seeds import DISTANCE_SUMS, REPORT_SUMS, SETTLE_SUMS, by_name
 from recur.core.tasks import long_chain_batch, twice_width_plus_one
 
@@ -81,50 +83,79 @@ def _distance_rows(model, method: str, seed: int, hard) -> list[dict]:
     ]  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Ch7Job:
+    """One training of the study and its measurements."""
+
+    method: str  # "ACT" or "PonderNet"
+    seed: int
+    widths: tuple[int, ...]
+    n_sums: int
+    long_chains: int
+    overrides: dict
+
+
+def _job_rows(job: Ch7Job) -> dict[str, list[dict]]:
+    """The rows of the three tables from one training, by file name."""
+    start = time.perf_counter()
+    model = _train(job.method, job.seed, **job.overrides)
+    seconds = time.perf_counter() - start
+    table = act_length_table(
+        model, job.widths, job.n_sums, twice_width_plus_one, REPORT_SUMS,
+        job.long_chains,
+    ).drop(columns=LATER, errors="ignore")  # ch7_length.csv's columns  # fmt: skip
+    first = {"method": job.method, "seed": job.seed}
+    length = [
+        first | {"bits": n_bits} | row.to_dict() | {"train seconds": seconds}
+        for n_bits, row in table.iterrows()
+    ]
+    hard = long_chain_batch(
+        max(1, 3 * job.long_chains // 2), DISTANCE_BITS,
+        seed=DISTANCE_SUMS + DISTANCE_BITS,
+    )  # fmt: skip
+    return {
+        "ch7_length": length,
+        "ch7_distance": _distance_rows(model, job.method, job.seed, hard),
+        "ch7_settle": _settle_rows(
+            model, job.method, job.seed, max(1, job.long_chains)
+        ),
+    }
+
+
 def run(
     seeds=SEEDS,
     widths=WIDTHS,
     n_sums=STUDY_SUMS["random"],
     long_chains=STUDY_SUMS["long chains"],
+    jobs: int = 1,
     **overrides,
 ) -> dict:
-    """The three tables, by file name; ``overrides`` go to the trainings."""
-    length, distance, settle = [], [], []
-    hard = long_chain_batch(
-        max(1, 3 * long_chains // 2), DISTANCE_BITS, seed=DISTANCE_SUMS + DISTANCE_BITS
-    )
-    for seed in seeds:
-        for method in ("ACT", "PonderNet"):
-            start = time.perf_counter()
-            model = _train(method, seed, **overrides)
-            seconds = time.perf_counter() - start
-            table = act_length_table(
-                model, widths, n_sums, twice_width_plus_one, REPORT_SUMS, long_chains
-            ).drop(columns=LATER, errors="ignore")  # ch7_length.csv's columns
-            length += [
-                {"method": method, "seed": seed, "bits": n_bits}
-                | row.to_dict()
-                | {"train seconds": seconds}
-                for n_bits, row in table.iterrows()
-            ]
-            distance += _distance_rows(model, method, seed, hard)
-            settle += _settle_rows(model, method, seed, max(1, long_chains))
-            done = {"method": method, "seed": seed, "seconds": round(seconds, 1)}
-            print(json.dumps(done | {"exact": float(table["exact"].iloc[-1])}))
+    """The three tables, by file name; ``overrides`` go to the trainings, ``jobs`` to
+    :func:`recur.core.device.run_jobs`."""
+    tasks = [
+        Ch7Job(method, seed, tuple(widths), n_sums, long_chains, overrides)
+        for seed in seeds
+        for method in ("ACT", "PonderNet")
+    ]
+    results = run_jobs(_job_rows, tasks, jobs)
     return {
-        "ch7_length": pd.DataFrame(length),
-        "ch7_distance": pd.DataFrame(distance),
-        "ch7_settle": pd.DataFrame(settle),
+        name: pd.DataFrame([row for result in results for row in result[name]])
+        for name in ("ch7_length", "ch7_distance", "ch7_settle")
     }
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
-    limit_heap_growth()  # long ACT runs would otherwise keep their freed memory
-    with recorded("make studies: ch7_studies.py"):
-        tables = run()
-    for name, table in tables.items():
-        table.to_csv(DATA / f"{name}.csv", index=False)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    cluster.add_arguments(parser)
+    args = parser.parse_args()
+    seeds = {"seeds": args.seeds} if args.seeds else {}
+    with recorded("make studies: ch7_studies.py", full=not args.seeds):
+        where = (args.jobs, args.scheduler, args.out)
+        with cluster.study_cluster("ch7", *where) as jobs:
+            tables = run(**seeds)
+            for name, table in tables.items():
+                table.to_csv(args.out / f"{name}.csv", index=False)
+            jobs.finish()
 
 
 if __name__ == "__main__":

@@ -12,8 +12,10 @@ UT: at most 800 steps), and writes ``book/data/live_seeds_first_100.csv``: Chapt
 and 7 set their own procedure beside it. Chapter 3's cell and PonderNet train the same
 way in both procedures, so their rows are taken from ``live_seeds.csv`` (run it first).
 
-Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--models NAMES]
-[--first-100]``.
+Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--scheduler ADDRESS]
+[--seeds A-B] [--out DIR] [--models NAMES] [--first-100]``: the trainings run on a Dask
+cluster and are kept as they finish (``cluster.py``). With ``--seeds`` or ``--models``
+the other rows of the table at ``--out`` stay.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
+import cluster
 from last_run import recorded
 from recur.studies.live import FIRST_100_DIFFERS, LIVE, by_name, live_seed_runs
 
@@ -32,7 +35,7 @@ DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Live trainings over twenty seeds.")
-    parser.add_argument("--jobs", type=int, default=1, help="processes, 1 thread each")
+    cluster.add_arguments(parser)
     parser.add_argument(
         "--models",
         default=",".join(t.name for t in LIVE),
@@ -47,29 +50,54 @@ def main() -> None:
     )
     args = parser.parse_args()
     trainings = [by_name(name.strip()) for name in args.models.split(",")]
-    names = [t.name for t in trainings]
-    path = DATA / ("live_seeds_first_100.csv" if args.first_100 else "live_seeds.csv")
+    name = "live_seeds_first_100" if args.first_100 else "live_seeds"
     label = "make studies: live_studies.py" + (" --first-100" if args.first_100 else "")
-    same = [t for t in trainings if args.first_100 and t not in FIRST_100_DIFFERS]
-    with recorded(label, full=set(trainings) == set(LIVE)):
-        table = live_seed_runs(
-            trainings=tuple(t for t in trainings if t not in same),
-            jobs=args.jobs,
-            first_100=args.first_100,
-        )
-    if same:  # trained the same way in both procedures: the chapter's rows
-        chapter = pd.read_csv(DATA / "live_seeds.csv")
-        same_names = [t.name for t in same]
-        table = pd.concat([table, chapter[chapter["model"].isin(same_names)]])
+    full = set(trainings) == set(LIVE) and not args.seeds
+    with recorded(label, full=full):
+        table = _study(args, trainings, name)
     for row in table.to_dict("records"):
         print(json.dumps(row), flush=True)
-    if set(trainings) != set(LIVE):  # keep the other models' rows
-        kept = pd.read_csv(path)
-        table = pd.concat([kept[~kept["model"].isin(names)], table])
+    path = args.out / f"{name}.csv"
+    table = _with_kept_rows(table, path)
     order = table["model"].map([t.name for t in LIVE].index)  # in LIVE's order
-    table = table.iloc[order.argsort(kind="stable")].reset_index(drop=True)
-    table.to_csv(path, index=False)
-    print(f"wrote book/data/{path.name}", flush=True)
+    table = table.assign(order=order).sort_values(["order", "seed"], kind="stable")
+    table.drop(columns="order").to_csv(path, index=False)
+    print(f"wrote {path}", flush=True)
+
+
+def _study(args, trainings: list, name: str) -> pd.DataFrame:
+    """The trainings' runs on the study's cluster; in the one-run study, those that
+    train the same way in both procedures are the chapter's rows."""
+    same = [t for t in trainings if args.first_100 and t not in FIRST_100_DIFFERS]
+    seeds = {"seeds": tuple(args.seeds)} if args.seeds else {}
+    where = (args.jobs, args.scheduler, args.out)
+    with cluster.study_cluster(name, *where) as jobs:
+        table = live_seed_runs(
+            trainings=tuple(t for t in trainings if t not in same),
+            first_100=args.first_100,
+            **seeds,
+        )
+        jobs.finish()
+    if same:
+        chapter = pd.read_csv(DATA / "live_seeds.csv")
+        rows = chapter["model"].isin([t.name for t in same])
+        if args.seeds:
+            rows &= chapter["seed"].isin(args.seeds)
+        table = pd.concat([table, chapter[rows]])
+    return table
+
+
+def _with_kept_rows(table: pd.DataFrame, path) -> pd.DataFrame:
+    """``table`` and the rows of the table at ``path`` (if any) for the models and
+    seeds it did not train: a run of some models or seeds updates only those."""
+    if not path.exists():
+        return table.reset_index(drop=True)
+    kept = pd.read_csv(path)
+    trained = set(zip(table["model"], table["seed"], strict=True))
+    keep = [
+        pair not in trained for pair in zip(kept["model"], kept["seed"], strict=True)
+    ]
+    return pd.concat([kept[keep], table], ignore_index=True)
 
 
 if __name__ == "__main__":

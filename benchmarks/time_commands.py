@@ -55,9 +55,7 @@ def timed(command: list[str], cwd: Path) -> tuple[float, str]:
     return seconds, output
 
 
-def block(
-    book: float, executed: str, test: float, summary: str, quick: float
-) -> str:
+def block(book: float, executed: str, test: float, summary: str, quick: float) -> str:
     today = datetime.date.today().isoformat()
     return (
         "| on a fresh clone | wall time |\n|---|---|\n"

@@ -26,6 +26,7 @@ def load_script(name: str):
     path = ROOT / "benchmarks" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # a dataclass of the script looks its module up here
     sys.path.insert(0, str(path.parent))
     try:
         spec.loader.exec_module(module)

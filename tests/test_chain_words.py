@@ -81,7 +81,7 @@ def test_added_every_sum_counts_value_one_whether_or_not_training_reached():
         "success": [True, False, False, True, True],
     })  # fmt: skip
     assert added_every_sum(table, CHAPTER2_CELL) == 3  # success would say 2
-    with pytest.raises(ValueError, match="no runs of \"Chapter 3's injected cell\""):
+    with pytest.raises(ValueError, match='no runs of "Chapter 3\'s injected cell"'):
         added_every_sum(table, CHAPTER3_INJECTED)
 
 

@@ -56,6 +56,7 @@ def test_every_command_of_make_studies_is_listed():
             command.strip()
             .replace("$(PY)", ".venv/bin/python")
             .replace(" --jobs 2", "")
+            .replace(" --jobs $(JOBS)", "")
         )
 
     lines = [plain(line) for line in target.splitlines()[1:]]

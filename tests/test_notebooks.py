@@ -124,7 +124,7 @@ def _page_sources(code: str) -> str:
 
 def _glue_prefixes(code: str) -> set[str]:
     prefixes = set(re.findall(r'f"([a-z0-9_]*)\{', code))  # f-string keys
-    called = r'(?:glue_values|prefixed)\(f?"([a-z0-9_]*)'  # glue_values("pos", ...)
+    called = r'prefixed\(f?"([a-z0-9_]*)'  # prefixed("pos", ...)
     prefixes |= {p + "_" for p in re.findall(called, code)}
     prefixes |= {word + "_" for word in re.findall(r'"([a-z]+)"', code)}  # loop keys
     return {p for p in prefixes if p}

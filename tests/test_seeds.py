@@ -120,6 +120,6 @@ def test_chapter_7s_study_draws_its_long_chains_from_the_registry():
     settle, distance = seeds.by_name("settling"), seeds.by_name("steps by distance")
     assert "seed=SETTLE_SUMS+n_bits" in _source(ch7._settle_rows)
     assert ch7.SETTLE_SUMS == settle.sums_offset
-    assert "seed=DISTANCE_SUMS+DISTANCE_BITS" in _source(ch7.run)
+    assert "seed=DISTANCE_SUMS+DISTANCE_BITS" in _source(ch7._job_rows)
     assert (ch7.DISTANCE_SUMS, ch7.DISTANCE_BITS) == (distance.sums_offset, 32)
     assert list(settle.seeds) == list(distance.seeds) == list(ch7.SEEDS)

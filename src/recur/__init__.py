@@ -1,10 +1,11 @@
 """recur: the small library behind the book *One More Round*.
 
-Six layers, from the bottom: ``core`` (the task and the machine), ``models`` (tensors
+Seven layers, from the bottom: ``core`` (the task and the machine), ``models`` (tensors
 in, tensors out), ``training`` (one loop for every model), ``chapters`` (what each
 chapter trains and measures) and ``studies`` (the offline twenty-seed tables); beside
 them ``views`` (figures, widgets, page text), which reads models and tables and never
-trains. Each module imports only its own layer and those below it; ``chapters`` and
+trains. On top, ``pages`` gives each page of the book the values it glues, from all of
+them. Each module imports only its own layer and those below it; ``chapters`` and
 ``studies`` may also use ``views.text``'s words (``tests/test_layers.py``).
 """
 

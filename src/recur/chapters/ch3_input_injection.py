@@ -58,9 +58,7 @@ def injection_ablation(
     run at once, each in its own process (the same numbers: each is seeded by
     itself)."""
     jobs_list = [
-        AblationJob(
-            inject, window, seed, test_rounds_factor, widths, n_sums, overrides
-        )
+        AblationJob(inject, window, seed, test_rounds_factor, widths, n_sums, overrides)
         for inject in (True, False)
         for window in windows
         for seed in seeds

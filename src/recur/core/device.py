@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 import torch
@@ -132,11 +133,54 @@ def beside(fn: Callable, *args, **kwargs) -> Iterator[Future]:
         yield pool.submit(fn, *args, **kwargs)
 
 
+# a study script's cluster, when one runs the jobs (:func:`jobs_run_by`)
+_JOB_RUNNER: ContextVar[Callable | None] = ContextVar("job_runner", default=None)
+
+
+@contextmanager
+def jobs_run_by(runner: Callable[[Callable, list, int], list]) -> Iterator[None]:
+    """Inside, every :func:`run_jobs` call is handed to ``runner(fn, tasks, jobs)``,
+    which must return what ``[fn(t) for t in tasks]`` would (a study script's Dask
+    cluster, which keeps each result as it comes)."""
+    token = _JOB_RUNNER.set(runner)
+    try:
+        yield
+    finally:
+        _JOB_RUNNER.reset(token)
+
+
+# set while a job of a study runs: its training shows no bar of its own (the study's
+# one bar counts the jobs)
+_IN_A_JOB: ContextVar[bool] = ContextVar("in_a_job", default=False)
+
+
+def in_a_job() -> bool:
+    """Whether this code runs as one job of a study (:func:`one_thread_job`)."""
+    return _IN_A_JOB.get()
+
+
+def one_thread_job(fn: Callable, task):
+    """``fn(task)`` on one torch thread with the heap kept from fragmenting and no
+    training bar of its own: a job run by a worker of a cluster, as :func:`run_jobs`
+    runs its own."""
+    torch.set_num_threads(1)
+    limit_heap_growth()
+    token = _IN_A_JOB.set(True)
+    try:
+        return fn(task)
+    finally:
+        _IN_A_JOB.reset(token)
+
+
 def run_jobs(fn: Callable, tasks: list, jobs: int = 1) -> list:
     """``[fn(t) for t in tasks]``, or with ``jobs`` > 1 that many at once, each in a
     fresh ("spawn") process, so that each gets its own torch and the library's one
     thread; ``fn`` must be importable (a module-level function). Either way the heap
-    is kept from fragmenting (:func:`limit_heap_growth`)."""
+    is kept from fragmenting (:func:`limit_heap_growth`). Inside :func:`jobs_run_by`,
+    the runner given there runs them."""
+    runner = _JOB_RUNNER.get()
+    if runner is not None:
+        return runner(fn, tasks, jobs)
     if jobs == 1:
         limit_heap_growth()
         return [fn(task) for task in tasks]

@@ -111,6 +111,8 @@ REGISTRY = (
           "with it and without it (act_pairs.csv)"),
     Seeds("twenty seeds", 0, 19, REPORT_SUMS, REPORT,
           "Chapter 6's twenty-seed counts: its seeds, other-rounding and wide studies"),
+    Seeds("hundred seeds", 5000, 5099, REPORT_SUMS, REPORT,
+          "Chapter 6's procedure, a hundred seeds (restarts from 6000 and 7000)"),
     Seeds("live trainings", 0, 19, REPORT_SUMS, REPORT,
           "the twenty-seed counts of the live trainings of Chapters 2, 3, 4 and 7",
           PER_SEED),
@@ -129,9 +131,8 @@ REGISTRY = (
           "make bench: Chapter 7's DEQ cell, time and 1,024-bit sums right", PER_SEED),
     Seeds("benchmark timings", 0, 0, None, REPORT,
           "make bench and the GPU run: how long Chapters 2 and 6 take to train"),
-    Seeds("heap threshold", 710, 710, None, CHOOSE,
-          "the C library's heap threshold: how long 200 steps of Chapter 6's model "
-          "take under each (heap_threshold.py)"),
+    Seeds("allocator timing", 710, 710, None, CHOOSE,
+          "two memory allocator settings, timed on Chapter 6's model"),
     Seeds("trained in the page", 0, 19, BROWSER_SUMS, REPORT,
           "Chapter 2's cell trained in Chromium by the page's own random numbers "
           "(browser_cell_seeds.csv)", PER_SEED),

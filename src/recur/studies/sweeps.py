@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 
 from recur.chapters.ch6_measures import act_length_table, halting_while_waiting
+from recur.core.device import run_jobs
 from recur.core.seeds import CHOICE_SUMS
 from recur.core.tasks import (
     long_chain_batch,
@@ -28,19 +30,41 @@ def tau_sweep(
     return runs.rename(columns={"variant": "tau"}).drop(columns="bits")
 
 
-def runs(variants: dict, seeds: list[int], measure: Callable, **overrides):
+@dataclass(frozen=True)
+class SweepJob:
+    """One training of :func:`runs`: the variant's name, the seed, the training's
+    settings and the measure of the trained model."""
+
+    variant: object
+    seed: int
+    settings: dict
+    measure: Callable
+
+
+def runs(
+    variants: dict, seeds: list[int], measure: Callable, jobs: int = 1, **overrides
+) -> pd.DataFrame:
     """Train the local ACT UT (cap 12) once per variant and seed and measure it.
 
     ``variants`` maps a name (or value) to keyword arguments of :func:`train_ut`,
-    ``overrides`` go to every training; ``measure(model, run)`` returns the rows of
-    one run, to which each row's ``variant`` and ``seed`` are put first."""
-    rows = []
-    for name, options in variants.items():
-        for seed in seeds:
-            settings = {"progress": False} | overrides | options
-            model, run = train_ut(1, act=True, n_rounds=12, seed=seed, **settings)
-            rows += [{"variant": name, "seed": seed} | r for r in measure(model, run)]
-    return pd.DataFrame(rows)
+    ``overrides`` go to every training; ``measure(model, run)`` (importable, for
+    ``jobs`` > 1) returns the rows of one run, to which each row's ``variant`` and
+    ``seed`` are put first. ``jobs`` trainings run at once
+    (:func:`recur.core.device.run_jobs`)."""
+    tasks = [
+        SweepJob(name, seed, {"progress": False} | overrides | options, measure)
+        for name, options in variants.items()
+        for seed in seeds
+    ]
+    return pd.DataFrame(
+        [r for rows in run_jobs(_sweep_rows, tasks, jobs) for r in rows]
+    )
+
+
+def _sweep_rows(job: SweepJob) -> list[dict]:
+    model, run = train_ut(1, act=True, n_rounds=12, seed=job.seed, **job.settings)
+    first = {"variant": job.variant, "seed": job.seed}
+    return [first | row for row in job.measure(model, run)]
 
 
 def act_runs(

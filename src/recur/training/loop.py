@@ -19,7 +19,13 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
-from recur.core.device import cpu_threads, pick_device, seed_everything, synchronize
+from recur.core.device import (
+    cpu_threads,
+    in_a_job,
+    pick_device,
+    seed_everything,
+    synchronize,
+)
 from recur.core.page import static_page
 from recur.core.seeds import HELDOUT_PAIRS
 from recur.core.tasks import AdditionBatch, chain_batch, concat_batches, random_batch
@@ -157,7 +163,7 @@ def train(
     heldout, heldout_keys = heldout_pairs(cfg)
     rows, start, reached, interrupted = [], time.perf_counter(), None, False
     gave_up = False
-    quiet = not cfg.progress or static_page()
+    quiet = not cfg.progress or static_page() or in_a_job()  # a study's bar counts
     bar = tqdm(total=cfg.n_steps, disable=quiet, desc="training")
     try:
         with cpu_threads(cfg.n_threads, device):

@@ -46,16 +46,6 @@ def _fixed(x: float, decimals: int) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
-def glue_values(prefix: str, values: dict) -> None:
-    """Glue each value as ``{prefix}_{key}`` for the prose (myst-nb), as plain Python
-    numbers, without displaying anything."""
-    from myst_nb import glue  # only where a book is being built
-
-    for key, value in values.items():
-        plain = value.item() if hasattr(value, "item") else value
-        glue(f"{prefix}_{key}", plain, display=False)
-
-
 def percent_text(x: float) -> str:
     """The book's one rule for a share, in tables and (glued) prose alike: rounded to
     one decimal as Python's ``{:.1%}`` does, except that a miss never reads 100.0%

@@ -1,0 +1,97 @@
+"""Chapter 2's glued values: from the code and the study tables (``book/data``,
+:func:`code_values`, :func:`study_values`), and from the page's own runs, one function
+per point of the page where a run gives them."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pandas as pd
+
+from recur.chapters.ch2_shared_update import ChainExperiment, chain_seed_words
+from recur.models.cell import LocalCell, n_parameters
+from recur.pages.glue import plain, prefixed, read_table
+from recur.studies.live import (
+    CHAPTER2_CELL,
+    WIDE_SUMS,
+    live_seed_values,
+    page_counts,
+)
+from recur.training.checked import STAY_ROUNDS
+from recur.views.bench_view import chapter_time
+from recur.views.explorers import MAX_BITS, PAGE_MAX_BITS
+from recur.views.text import share_words
+
+WIDEST = 1024  # the widest sums the page runs the cell on
+STAYS = ("every one stays right", "{} stay right")  # share_words: all, or a share
+ENDS = ("every sum of every chain length is", "{} of the sums of each are")
+
+
+def code_values(bench="data/bench.jsonl") -> dict:
+    """What the page states from the code: its running time (``make bench``), the
+    cell's parameters, the rounds its check runs the held-out pairs through and the
+    explorer's limits (in the browser, in Jupyter)."""
+    return {
+        "run_time": chapter_time("02_shared_update", bench),
+        "n_params": n_parameters(LocalCell()),
+        "stay_rounds": STAY_ROUNDS,
+        "try_bits": PAGE_MAX_BITS["cell"],
+        "try_bits_kernel": MAX_BITS // 2,
+    }
+
+
+def study_values(data="data") -> dict:
+    """The cell's live-seed study (``live_seeds.csv``, ``seeds_``), the same with one
+    run per seed stopped at the first 100% (``live_seeds_first_100.csv``, ``first_``)
+    and the seeds trained in the browser (``browser_cell_seeds.csv``,
+    ``page_train_``)."""
+    read = partial(read_table, data)  # read("live_seeds"): data/live_seeds.csv
+    seeds = live_seed_values(read("live_seeds"), CHAPTER2_CELL) | {"sums": WIDE_SUMS}
+    first = live_seed_values(read("live_seeds_first_100"), CHAPTER2_CELL)
+    values = prefixed("seeds", seeds) | prefixed("first", first)
+    values |= prefixed("page_train", page_counts(read("browser_cell_seeds")))
+    return {key: plain(value) for key, value in values.items()}
+
+
+def training_values(checked_run) -> dict:
+    """What the page's training (``train_cell``'s result) did, in words."""
+    return {"train_words": checked_run.words()}
+
+
+def example_values(first: dict) -> dict:
+    """The first round from which the rule and the learned cell are right on the
+    running example (``first_right_round``'s dict)."""
+    return {"ex_rule": first["exact rule"], "ex_cell": first["learned cell"]}
+
+
+def by_round_values(by_round: pd.DataFrame, n_sums: int) -> dict:
+    """From ``accuracy_by_round`` on ``n_sums`` random 8-bit sums: the learned cell's
+    share right after round 9, the last it trained with, and after round 18."""
+    return {
+        "by_round_sums": n_sums,
+        "exact_round_9": float(by_round.loc[9, "learned"]),
+        "exact_round_18": float(by_round.loc[18, "learned"]),
+    }
+
+
+def generalization_values(generalization: pd.DataFrame) -> dict:
+    """From ``length_table``: the share of 1,024-bit sums right after width + 1
+    rounds, and of 16-bit sums after a quarter of that."""
+    return {
+        "exact_1024": float(generalization.loc[WIDEST, "exact: width + 1"]),
+        "quarter_16": float(generalization.loc[16, "exact: a quarter"]),
+    }
+
+
+def chain_values(runs: list[ChainExperiment], max_rounds: int) -> dict:
+    """From the chain experiment's cells (seed 0 first): the least share of the sums
+    once right that stay right, and of the sums right after the last round, in words
+    (``words_stays``, ``words_end``), the rounds run, and each cell beside the rule."""
+    stays = min(float(run.stays_right.min()) for run in runs)
+    end = min(float(run.right_at_end.min()) for run in runs)
+    words = {"stays": share_words(stays, *STAYS), "end": share_words(end, *ENDS)}
+    seeds = [chain_seed_words(run, f"Seed {k}") for k, run in enumerate(runs)]
+    return prefixed("words", words) | {
+        "chain_rounds": max_rounds,
+        "chain_words": " ".join(seeds),
+    }

@@ -1,0 +1,60 @@
+"""Chapter 3's glued values: from the code and the live-seed table (``book/data``,
+:func:`code_values`, :func:`study_values`), and from the page's own runs, one function
+per point of the page where a run gives them."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from recur.chapters.ch2_shared_update import first_right_round
+from recur.chapters.ch3_input_injection import kept_words, seeds_that_lose
+from recur.pages.glue import plain, prefixed, read_table
+from recur.studies.live import CHAPTER3_INJECTED, live_seed_values
+from recur.views.bench_view import chapter_time
+
+FACTORS = ("1x", "4x")  # the rounds the prose reads, as multiples of n + 1
+WIDEST = 32  # the widest sums of the ablation
+
+
+def code_values(bench="data/bench.jsonl") -> dict:
+    """The page's running time (``make bench``)."""
+    return {"run_time": chapter_time("03_input_injection", bench)}
+
+
+def study_values(data="data") -> dict:
+    """The injected cell's live-seed study (``live_seeds.csv``, ``seeds_inj_``)."""
+    seeds = live_seed_values(read_table(data, "live_seeds"), CHAPTER3_INJECTED)
+    return {key: plain(value) for key, value in prefixed("seeds_inj", seeds).items()}
+
+
+def ablation_values(budget: dict, summary: pd.DataFrame, table: pd.DataFrame) -> dict:
+    """From the page's ablation: its training budget (``abl_budget_``), each variant's
+    mean share right at ``n + 1`` and ``4 (n + 1)`` rounds (``abl_True_1_8_4x``:
+    injected, final-round loss, 8 bits; from ``ablation_summary``), and, from its
+    table, the seeds the uninjected cell with every round in its loss lost sums on."""
+    values = prefixed("abl_budget", budget)
+    for (inject, window, bits), row in summary.iterrows():
+        for factor in FACTORS:
+            values[f"abl_{inject}_{window}_{bits}_{factor}"] = row[f"exact {factor}"]
+    lost = seeds_that_lose(table, inject=False, window="all")  # seed by seed
+    values["abl_kept"] = kept_words(lost)
+    values["abl_lost_32"] = f"{lost[WIDEST]} of {lost['n']}"  # the box's count
+    return {key: plain(value) for key, value in values.items()}
+
+
+def example_values(example: pd.DataFrame) -> dict:
+    """From the running example's table (``running_example_table``): the first round
+    from which the injected cell and the uninjected one trained on every round are
+    right, and the rounds the uninjected one trained on the final round got right."""
+    first = first_right_round(example)
+    right = example["no injection, final loss"].str.endswith("✓").sum()
+    return {"ex3_inject": first["injected"],
+            "ex3_every": first["no injection, every round"],
+            "ex3_final_right": int(right)}  # fmt: skip
+
+
+def gradient_values(norms: dict) -> dict:
+    """How many times smaller the uninjected cell's gradient from its last round is
+    than from its first, at initialisation (``gradient_comparison``'s norms)."""
+    uninjected = norms["no injection"]  # (rounds,): round 1 first
+    return {"grad_drop": float(uninjected[0] / uninjected[-1])}

@@ -1,0 +1,142 @@
+"""The ending's glued values: what each chapter showed, from the code and from the
+study tables (``book/data``), one function per table and :func:`page_values` reading
+them all."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pandas as pd
+
+from recur.chapters.ch7_pondernet import seeds_that_wait
+from recur.core.bars import HARDEST_PAST, WIDE_BAR
+from recur.core.carry import chain_growth
+from recur.core.intervals import CONFIDENCE, interval_range
+from recur.core.tasks import random_batch
+from recur.models.cell import LocalCell, n_parameters
+from recur.pages.glue import plain, prefixed, read_table
+from recur.studies import live as lt
+from recur.studies.hardest_study import hardest_by_width, hardest_counts
+from recur.studies.seed_study import (
+    robust_words,
+    seed_counts,
+    the_bar,
+    waits_counts,
+    wide_counts,
+)
+
+CHAIN_WIDTHS = [2**k for k in range(1, 13)]  # Chapter 1's widths, 2 to 4,096 bits
+UT_BITS = 64  # the width at which the ending counts an ACT model's rounds
+# the live trainings of the summary table, by glue key
+LIVE_KEYS = {"c2": lt.CHAPTER2_CELL, "c3": lt.CHAPTER3_INJECTED,
+             "c4": lt.CHAPTER4_LOCAL_UT, "deq": lt.CHAPTER7_DEQ,
+             "pn": lt.CHAPTER7_PONDERNET}  # fmt: skip
+
+
+def code_values() -> dict:
+    """What the ending states without a study table: the longest carry chain's growth
+    per doubling of the width and its mean at 4,096 bits (Chapter 1's rule, 4,000
+    random sums per width), Chapter 2's cell's parameters, the bar and its
+    confidence."""
+    growth = chain_growth(CHAIN_WIDTHS, n_pairs=4000, seed=0)
+    values = {"end_slope": growth.slope,
+              "end_chain_4096": float(growth.stats.loc[4096, "mean"])}  # fmt: skip
+    values["end_cell_params"] = n_parameters(LocalCell())
+    values |= prefixed("bar", the_bar()) | {"end_hard_past": HARDEST_PAST}
+    return values | {"end_confidence": CONFIDENCE}
+
+
+def ut_rounds_values(seeds: pd.DataFrame) -> dict:
+    """How many rounds Chapter 6's model runs at a 64-bit position with a carry, beside
+    the 65 of a fixed-round model: the mean carry distance ``d`` of such positions
+    (2,000 random sums), plus the mean steps beyond the carry of the seeds
+    (``act_seeds.csv``) that met the bar at 64 bits."""
+    query = f"recipe == 'BOOK_ACT' and bits == {UT_BITS} and success"
+    beyond = seeds.query(query)["steps beyond the carry"].mean()
+    distance = random_batch(2000, UT_BITS, seed=UT_BITS).distance  # (B, n + 1)
+    d = float(distance[distance >= 1].float().mean())
+    rounds = d + beyond
+    values = {"beyond": beyond, "d": d, "rounds": rounds}
+    return prefixed("end_ut", values | {"share": rounds / (UT_BITS + 1)})
+
+
+def seed_values(seeds: pd.DataFrame, every: pd.DataFrame) -> dict:
+    """Chapter 6's twenty seeds (``act_seeds.csv``): the seeds that met the bar, with
+    words, the rates the count does not rule out and the seeds that also add the waits
+    without a carry (``end_seeds_``); the same in other rounding (``act_seeds_every``,
+    ``end_every_``); and the hardest sums (``end_hard_``)."""
+    counts = seed_counts(seeds, "BOOK_ACT")
+    met, n = counts["met"], counts["n"]
+    counts |= {"words": robust_words(met, n), "waits": waits_counts(seeds)["BOOK_ACT"]}
+    values = prefixed("end_seeds", counts | {"range": interval_range(met, n)})
+    other = seed_counts(every, "BOOK_ACT")  # the same training, other rounding
+    other["words"] = robust_words(other["met"], other["n"])
+    values |= prefixed("end_every", other)
+    return values | prefixed("end_hard", hardest_counts(seeds))
+
+
+def positions_values(positions: pd.DataFrame) -> dict:
+    """The first recipe's mean share of random 24-bit sums right, with the sinusoid
+    (``act_positions.csv``)."""
+    first = positions.groupby(["variant", "bits"])["exact"].mean()
+    return {"end_first_24": float(first["sinusoid (positions 0-8)", 24])}
+
+
+def live_values(live: pd.DataFrame) -> dict:
+    """The live trainings over twenty seeds (``live_seeds.csv``): each one's counts and
+    the rates its count does not rule out (``end_c2_``, ..., ``end_pn_``), the words
+    for those short of the bar, Chapter 4's bar, and PonderNet's seeds that learned
+    but waited (``end_pn_others``)."""
+    values = {}
+    for key, training in LIVE_KEYS.items():
+        counts = lt.live_counts(live, training)
+        counts["range"] = interval_range(counts["met"], counts["n"])
+        values |= prefixed(f"end_{key}", counts)
+    values |= {"end_live_short": lt.short_of_the_bar_words(live),
+               "end_c4_bar": lt.UT_EXACT}  # fmt: skip
+    ponder = live[live["model"] == lt.CHAPTER7_PONDERNET.name]
+    waited = seeds_that_wait(ponder, lt.UT_EXACT, lt.PONDER_SLOPE)
+    return values | prefixed("end_pn", waited)
+
+
+def inj_values(live: pd.DataFrame) -> dict:
+    """Chapter 3's injected cell's counts (``live_seeds.csv``) as the prose on it
+    reads them (``end_inj_``: no ``range``)."""
+    return prefixed("end_inj", lt.live_counts(live, lt.CHAPTER3_INJECTED))
+
+
+def settle_values(settle: pd.DataFrame) -> dict:
+    """How far ACT's and PonderNet's states still moved in the last round of the
+    settling study at 8 bits (``ch7_settle.csv``), the mean over seeds."""
+    at_8 = settle.query("bits == 8")
+    last = at_8[at_8["round"] == at_8["round"].max()]
+    by_method = last.groupby("method")["change"].mean()
+    return prefixed("end_settle", {"act": by_method["ACT"],
+                                   "ponder": by_method["PonderNet"]})  # fmt: skip
+
+
+def wide_values(wide: pd.DataFrame) -> dict:
+    """Chapter 6's wide study (``act_wide.csv``): the seeds at the wide bar on random
+    1,024-bit sums, the seeds that met it and how wide each reached, the bar
+    (``end_wide_``), and the seeds with every hardest sum right at 256 and 1,024 bits
+    (``end_hard_256``, ``end_hard_1024``)."""
+    at_1024 = wide[wide["bits"] == 1024]
+    values = {"end_wide_1024": int((at_1024["exact"] >= WIDE_BAR["exact"]).sum())}
+    values |= prefixed("end_wide", wide_counts(wide))
+    values |= {"end_wide_bar_exact": WIDE_BAR["exact"],
+               "end_wide_bar_chains": WIDE_BAR["exact, long chains"]}  # fmt: skip
+    right = hardest_by_width(wide)["all right"]  # seeds with every one right
+    return values | prefixed("end_hard", {b: int(right[b]) for b in (256, 1024)})
+
+
+def page_values(data="data") -> dict:
+    """Every value the ending glues: :func:`code_values` and each study table's, read
+    from the CSV files in ``data`` (``book/data``)."""
+    read = partial(read_table, data)  # read("act_seeds"): data/act_seeds.csv
+    seeds, live = read("act_seeds"), read("live_seeds")
+    values = code_values() | ut_rounds_values(seeds)
+    values |= seed_values(seeds, read("act_seeds_every"))
+    values |= positions_values(read("act_positions"))
+    values |= live_values(live) | inj_values(live) | settle_values(read("ch7_settle"))
+    values |= wide_values(read("act_wide"))
+    return {key: plain(value) for key, value in values.items()}

@@ -1,0 +1,41 @@
+"""The introduction's glued values: the book's headline counts from the study tables
+(``book/data``) and the sizes it states from the code."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from recur.models.cell import LocalCell
+from recur.pages.glue import plain, prefixed, read_table
+from recur.studies.hardest_study import hardest_counts
+from recur.studies.live import CHAPTER2_CELL, WIDE_BITS, live_counts
+from recur.studies.seed_study import SEED_WIDTHS, seed_counts
+from recur.training.config import TrainConfig
+from recur.views.text import WORDS_PER_MINUTE
+
+
+def code_values() -> dict:
+    """What the introduction states from the code: Chapter 2's cell's parameters, the
+    widest training sum, the widest sums of the live tests and the rounds they run,
+    how many times the trained width Chapter 6 tests, and the reading speed."""
+    trained = TrainConfig().max_bits  # the widest training sum of every chapter
+    return prefixed("intro", {
+        "cell_params": sum(p.numel() for p in LocalCell().parameters()),
+        "trained": trained, "wide": WIDE_BITS, "wide_rounds": WIDE_BITS + 1,
+        "act_wider": SEED_WIDTHS[-1] // trained,  # Chapter 6's widest test
+        "words_per_minute": WORDS_PER_MINUTE,
+    })  # fmt: skip
+
+
+def study_values(data="data") -> dict:
+    """The seeds that met each headline result: Chapter 2's cell (``live_seeds.csv``),
+    Chapter 6's procedure and, of it, those on time on the hardest sums
+    (``act_seeds.csv``)."""
+    read = partial(read_table, data)  # read("act_seeds"): data/act_seeds.csv
+    cell = live_counts(read("live_seeds"), CHAPTER2_CELL)
+    seeds = read("act_seeds")
+    act, hard = seed_counts(seeds, "BOOK_ACT"), hardest_counts(seeds)
+    values = {"cell_met": cell["met"], "cell_n": cell["n"], "act_met": act["met"],
+              "act_n": act["n"], "hard_met": hard["met"],
+              "hard_n": hard["n"]}  # fmt: skip
+    return {key: plain(value) for key, value in prefixed("intro", values).items()}

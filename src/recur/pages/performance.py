@@ -1,0 +1,111 @@
+"""The Performance page's glued values, from ``make bench``'s files and the other
+measurement tables (``book/data``): one function per file, and :func:`page_values`
+reading them all."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from recur.chapters.ch7_costs import band_ahead_from
+from recur.core.seeds import by_name
+from recur.pages.glue import plain, prefixed
+from recur.studies.live import page_counts
+from recur.training.config import TrainConfig
+from recur.training.ut_recipe import UT_SIZE
+from recur.views.bench_view import (
+    device_table,
+    first_gpu_win,
+    gpu_check_summary,
+    page_title,
+    read_bench,
+)
+
+# make bench's measurements the page quotes: the two threads, the two key slots, and
+# the DEQ step's peak memory (median, least and most of five runs)
+PEAK = [f"deq_peak_mib_{m}_{r}{e}" for m in ("implicit", "unrolled") for r in (9, 36)
+        for e in ("", "_min", "_max")]  # fmt: skip
+QUOTED = ["shared_under_load_ratio", "shared_under_load_ratio_2_threads",
+          "two_slots_over_unfolded", *PEAK]  # fmt: skip
+GPU_MODELS = {"shared": "shared", "act": "act_ut"}  # glue key: the devices' model
+# the kinds of attention, by glue key
+ATTENTION = {"masked": "masked local", "banded": "banded local", "full": "full"}
+LONGEST = 4096  # the most positions the attention costs were measured at
+
+
+def bench_values(machine: dict, bench: pd.DataFrame) -> dict:
+    """From ``make bench``'s file (:func:`read_bench`): the GPU it ran on, if any, the
+    seeds its Chapter 6 rows train (the registry's "benchmark") and the measurements
+    the page quotes (``perf_``)."""
+    values = {"bench_gpu": machine["gpu"] or "none",
+              "bench_seeds_n": len(by_name("benchmark").seeds)}  # fmt: skip
+    quoted = bench.set_index("name")["value"]
+    return values | prefixed("perf", {key: float(quoted[key]) for key in QUOTED})
+
+
+def browser_values(runs: pd.DataFrame) -> dict:
+    """The seeds trained in the browser (``browser_cell_seeds.csv``): their counts
+    (:func:`page_counts`), the fastest seed's seconds and the least and most share of
+    1,024-bit sums right of the cells that passed the check (``browser_``)."""
+    exact = runs.loc[runs["passed"].astype(bool), "exact at 1024 bits"]
+    spread = {"fastest": runs["seconds"].min(), "exact_min": exact.min(),
+              "exact_max": exact.max()}  # fmt: skip
+    return prefixed("browser", page_counts(runs) | spread)
+
+
+def gpu_values(gpu_machine: dict, devices: pd.DataFrame) -> dict:
+    """From the last GPU run (``bench_gpu.jsonl``'s machine, a :func:`device_table`
+    of ``bench_devices_gpu.csv``): its GPU, the smallest batch measured and Chapter 2's
+    batch, and per model the GPU's time over the CPU's at that batch and the smallest
+    batch at which the GPU took at most half the CPU's time."""
+    smallest = int(devices.index.get_level_values("batch").min())
+    values = {"gpu_name": gpu_machine["gpu"], "gpu_smallest_batch": smallest,
+              "cell_batch": TrainConfig().batch_size}  # fmt: skip
+    for key, name in GPU_MODELS.items():
+        ratio = float(devices.loc[(name, smallest), "GPU time / CPU time"])
+        values[f"{key}_gpu_over_cpu_64"] = ratio
+        values[f"{key}_gpu_win"] = first_gpu_win(devices, name)
+    return values
+
+
+def gpu_check_values(checks: list[dict], book=".") -> dict:
+    """From ``gpu_check.jsonl``'s records: the unit tests' counts (``gpu_tests``) and
+    :func:`gpu_check_summary` (``gpu_``), naming the pages by their titles (the
+    notebooks in ``book``)."""
+    stems = [check["chapter"] for check in checks if "chapter" in check]
+    titles = {stem: page_title(stem, book) for stem in stems}
+    tests = next((c for c in checks if "tests" in c), {"tests": "not run"})
+    counts = tests["tests"].split(" in ")[0]  # "1 failed, 269 passed", no time
+    return {"gpu_tests": counts} | prefixed("gpu", gpu_check_summary(checks, titles))
+
+
+def cost_values(cpu_costs: pd.DataFrame) -> dict:
+    """From the attention costs on one CPU thread (``attention_costs.csv``): the size
+    timed (``ut_``), the positions from which the band is ahead, the masked window's
+    and full attention's time over the band's, and the MiB each kept for backward at
+    4,096 positions."""
+    values = prefixed("ut", UT_SIZE) | {"cost_band_from": band_ahead_from(cpu_costs)}
+    at = cpu_costs.set_index(["n", "attention"])
+    seconds, kept_mib = at["seconds"], at["bytes"] / 2**20
+    band = {n: seconds[n, ATTENTION["banded"]] for n in (1024, LONGEST)}
+    for n, time in band.items():
+        values[f"cost_time_{n}"] = seconds[n, ATTENTION["masked"]] / time
+    values["cost_full_4096"] = seconds[LONGEST, ATTENTION["full"]] / band[LONGEST]
+    kept = {key: kept_mib[LONGEST, name] for key, name in ATTENTION.items()}
+    return values | prefixed("cost_mem", kept)
+
+
+def page_values(data="data", book=".") -> dict:
+    """Every value the page glues, from the files in ``data`` (``book/data``)."""
+    data = Path(data)
+    values = bench_values(*read_bench(data / "bench.jsonl"))
+    values |= browser_values(pd.read_csv(data / "browser_cell_seeds.csv"))
+    devices = device_table(pd.read_csv(data / "bench_devices_gpu.csv"))
+    values |= gpu_values(read_bench(data / "bench_gpu.jsonl")[0], devices)
+    lines = (data / "gpu_check.jsonl").read_text().splitlines()
+    values |= gpu_check_values([json.loads(line) for line in lines], book)
+    costs = pd.read_csv(data / "attention_costs.csv").query("device == 'cpu'")
+    values |= cost_values(costs)
+    return {key: plain(value) for key, value in values.items()}

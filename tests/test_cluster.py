@@ -1,0 +1,111 @@
+"""The studies on a Dask cluster (benchmarks/cluster.py): the same rows as a serial
+run, each result kept as it comes (a study resumes), a killed worker's job run again."""
+
+import os
+import signal
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+from conftest import load_script
+from recur.core.device import jobs_run_by
+from recur.studies.sweeps import act_runs
+
+pytestmark = pytest.mark.real_devices  # the workers train on the real CPU
+
+cluster = load_script("cluster")
+VARIANTS = {"plain": {}, "tau 0.1": {"ponder_weight": 0.1}}
+TINY = {"widths": (4,), "n_sums": 10, "n_steps": 30, "eval_every": 10,
+        "eval_size": 50, "max_bits": 4, "device": "cpu"}  # fmt: skip
+SEEDS = [0, 1, 2]
+
+
+def _without_seconds(table: pd.DataFrame) -> pd.DataFrame:
+    return table[[c for c in table.columns if "seconds" not in c]]
+
+
+@pytest.fixture(scope="module")
+def serial() -> pd.DataFrame:
+    return act_runs(VARIANTS, SEEDS, **TINY)
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as local, Client(local) as c:  # fmt: skip
+        yield c
+
+
+def _study(client, folder) -> tuple[pd.DataFrame, object]:
+    runner = cluster.ClusterJobs(client, cluster.ResultStore(folder))
+    with jobs_run_by(runner):
+        return act_runs(VARIANTS, SEEDS, **TINY), runner
+
+
+def test_a_study_on_the_cluster_has_the_serial_rows(client, serial, tmp_path):
+    table, _ = _study(client, tmp_path)
+    pd.testing.assert_frame_equal(_without_seconds(table), _without_seconds(serial))
+    assert len(list(tmp_path.glob("*.pkl"))) == len(VARIANTS) * len(SEEDS)
+
+
+def test_a_stopped_study_resumes_from_what_it_kept(client, serial, tmp_path):
+    _study(client, tmp_path)
+    kept = sorted(tmp_path.glob("*.pkl"))
+    kept[0].unlink()  # a job the stopped run had not finished
+    store = cluster.ResultStore(tmp_path)
+    marked = store.load(kept[1].stem)
+    marked[0]["exact"] = -1.0  # a kept result is read, not recomputed
+    store.save(kept[1].stem, marked)
+    before = {p.name: p.stat().st_mtime_ns for p in kept[2:]}
+    table, _ = _study(client, tmp_path)
+    assert (table["exact"] == -1.0).sum() == 1
+    assert kept[0].exists()  # the missing one was run and kept
+    assert {p.name: p.stat().st_mtime_ns for p in kept[2:]} == before
+    table.loc[table["exact"] == -1.0, "exact"] = serial.loc[
+        table["exact"] == -1.0, "exact"
+    ]
+    pd.testing.assert_frame_equal(_without_seconds(table), _without_seconds(serial))
+
+
+def test_a_killed_worker_loses_nothing(client, serial, tmp_path):
+    """A worker process is killed while the study runs; its job runs again elsewhere
+    and the table comes out whole, equal to the serial one."""
+    pids = list(client.run(os.getpid).values())
+    killed = []
+
+    def kill_one_when_a_result_is_kept():
+        deadline = time.monotonic() + 120
+        while not list(tmp_path.glob("*.pkl")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(pids[0], signal.SIGKILL)
+        killed.append(pids[0])
+
+    killer = threading.Thread(target=kill_one_when_a_result_is_kept)
+    killer.start()
+    table, _ = _study(client, tmp_path)
+    killer.join()
+    assert killed
+    assert pids[0] not in client.run(os.getpid).values()  # a new worker took its place
+    pd.testing.assert_frame_equal(_without_seconds(table), _without_seconds(serial))
+
+
+def test_the_same_job_has_the_same_key_in_every_run():
+    from recur.studies.sweeps import SweepJob, _length_rows, _sweep_rows
+
+    job = SweepJob("plain", 3, {"n_steps": 2}, _length_rows)
+    same = SweepJob("plain", 3, {"n_steps": 2}, _length_rows)
+    other = SweepJob("plain", 4, {"n_steps": 2}, _length_rows)
+    assert cluster.task_key(_sweep_rows, job) == cluster.task_key(_sweep_rows, same)
+    assert cluster.task_key(_sweep_rows, job) != cluster.task_key(_sweep_rows, other)
+
+
+def test_seed_ranges_on_the_command_line():
+    assert cluster.seed_range("40-41") == [40, 41]
+    assert cluster.seed_range("7") == [7]
+    for bad in ("41-40", "a-b", "-3", ""):
+        with pytest.raises(Exception, match="--seeds takes A-B"):
+            cluster.seed_range(bad)
