@@ -29,6 +29,7 @@ from recur.models.cell import LocalCell  # noqa: E402
 from recur.studies.live import PAGE_WIDE_SUMS  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
+import cluster  # noqa: E402
 from last_run import recorded  # noqa: E402
 
 SCRIPT = ROOT / "book" / "_extra" / "_static" / "cell_train.js"
@@ -88,9 +89,23 @@ def exact_at_1024(cell: LocalCell, seed: int, n_sums: int = PAGE_WIDE_SUMS) -> f
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=2, help="workers training at once")
-    parser.add_argument("--seeds", default="0-19", help="a range, e.g. 0-19")
+    parser.add_argument(
+        "--seeds",
+        type=cluster.seed_range,
+        default="0-19",
+        metavar="A-B",
+        help="a range, e.g. 0-19",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=OUT.parent,
+        metavar="DIR",
+        help="where the table goes (default: book/data)",
+    )
     args = parser.parse_args()
-    first, last = map(int, args.seeds.split("-"))
+    first, last = args.seeds[0], args.seeds[-1]
+    out = args.out / OUT.name
     exe = _chromium()
     if exe is None:
         raise SystemExit("chromium is not installed (apt-get install chromium)")
@@ -114,8 +129,9 @@ def main() -> None:
             rows.append(result)
         table = pd.DataFrame(rows)
         table["jobs"] = args.jobs
-        table.to_csv(OUT, index=False)
-    print(f"wrote {OUT.relative_to(ROOT)} in {time.perf_counter() - start:.0f} s")
+        args.out.mkdir(parents=True, exist_ok=True)
+        table.to_csv(out, index=False)
+    print(f"wrote {out} in {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

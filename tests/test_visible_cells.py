@@ -93,3 +93,41 @@ def test_a_visible_cell_uses_only_names_the_page_shows(path):
     cells = json.loads(path.read_text())["cells"]
     found = hidden_names(cells)
     assert not found, f"visible cells use names only hidden cells define: {found}"
+
+
+GLUE_CALLS = {"glue", "glue_all"}  # myst-nb's and recur.pages.glue's
+
+
+def glue_calls(source: str) -> list[str]:
+    """The glue calls in a cell's code (by the called name, ``page.glue_all`` too)."""
+    calls = []
+    for node in ast.walk(_python(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = (
+                func.attr
+                if isinstance(func, ast.Attribute)
+                else getattr(func, "id", "")
+            )
+            calls += [name] if name in GLUE_CALLS else []
+    return calls
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_cell_a_reader_reads_glues_nothing(path):
+    """Glued numbers come from the tested functions of ``recur.pages``, glued in cells
+    taken off the page: a cell a reader reads is about the idea, not the prose."""
+    cells = json.loads(path.read_text())["cells"]
+    shown = [
+        "".join(c["source"]) for c in cells
+        if c["cell_type"] == "code"
+        and not OFF_THE_PAGE & set(c.get("metadata", {}).get("tags", []))
+    ]  # fmt: skip
+    gluing = [source[:60] for source in shown if glue_calls(source)]
+    assert not gluing, f"cells a reader reads glue: {gluing}"
+
+
+def test_the_glue_check_sees_both_ways_of_gluing():
+    assert glue_calls('glue("x", 1, display=False)') == ["glue"]
+    assert glue_calls("page.glue_all(page.code_values())") == ["glue_all"]
+    assert glue_calls("plot(x)") == []

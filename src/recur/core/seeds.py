@@ -112,7 +112,7 @@ REGISTRY = (
     Seeds("twenty seeds", 0, 19, REPORT_SUMS, REPORT,
           "Chapter 6's twenty-seed counts: its seeds, other-rounding and wide studies"),
     Seeds("hundred seeds", 5000, 5099, REPORT_SUMS, REPORT,
-          "Chapter 6's procedure, a hundred seeds (restarts from 6000 and 7000)"),
+          "Chapter 6's procedure, a hundred seeds (restarts: 6000-6099, 7000-7099)"),
     Seeds("live trainings", 0, 19, REPORT_SUMS, REPORT,
           "the twenty-seed counts of the live trainings of Chapters 2, 3, 4 and 7",
           PER_SEED),

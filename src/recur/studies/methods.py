@@ -16,7 +16,7 @@ from recur.studies.seed_study import changed_outcomes, count_range
 ONE_RUN_NAMES = tuple(t.name for t in FIRST_100_DIFFERS)  # the one-run study's own
 
 ACT_SCRIPT = ".venv/bin/python benchmarks/act_studies.py"
-ACT = f"{ACT_SCRIPT} --jobs 2"  # the studies that take --jobs; others train in turn
+ACT = f"{ACT_SCRIPT} --jobs 2"  # the studies whose settings name their workers
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ STUDY_TABLES = (
     Study("wide", "act_wide.csv", "twenty seeds again, tested up to 1,024 bits",
           f"{ACT} wide", "twenty seeds"),
     Study("hundred", "act_hundred.csv",
-          "Chapter 6's procedure alone, a hundred seeds, tested as seeds is",
+          "Chapter 6's procedure alone, a hundred seeds, tested like the seeds study",
           f"{ACT} hundred", "hundred seeds"),
     Study("live", "live_seeds.csv", "the live trainings of Chapters 2, 3, 4 and 7",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2", "live trainings"),
