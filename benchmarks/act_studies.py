@@ -273,6 +273,7 @@ def main() -> None:
     if unknown := set(args.names) - set(ACT_STUDIES):
         parser.error(f"no such study: {', '.join(sorted(unknown))}")
     full = not args.names and not args.device and not args.seeds
+    full = full and cluster.writes_the_books_tables(args.out)
     with recorded("make studies: act_studies.py", full):
         _run(args)
 

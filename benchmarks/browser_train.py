@@ -113,7 +113,8 @@ def main() -> None:
 
     start = time.perf_counter()
     command = "make studies: browser_train.py"
-    with recorded(command, full=(first, last) == (0, 19)), sync_playwright() as pw:
+    full = (first, last) == (0, 19) and cluster.writes_the_books_tables(args.out)
+    with recorded(command, full=full), sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS)
         page = browser.new_page()
         page.set_content("<html><body></body></html>")

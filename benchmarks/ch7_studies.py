@@ -149,7 +149,8 @@ def main() -> None:
     cluster.add_arguments(parser)
     args = parser.parse_args()
     seeds = {"seeds": args.seeds} if args.seeds else {}
-    with recorded("make studies: ch7_studies.py", full=not args.seeds):
+    full = not args.seeds and cluster.writes_the_books_tables(args.out)
+    with recorded("make studies: ch7_studies.py", full=full):
         where = (args.jobs, args.scheduler, args.out)
         with cluster.study_cluster("ch7", *where) as jobs:
             tables = run(**seeds)

@@ -86,6 +86,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def writes_the_books_tables(out: Path) -> bool:
+    """Whether a study run into ``out`` replaces the tables the book reads: only such a
+    run counts as the study's last full run (``last_run.py``)."""
+    return Path(out).resolve() == DATA.resolve()
+
+
 def task_key(fn: Callable, task) -> str:
     """A name for the job ``fn(task)`` that is the same in every run of the study:
     the function's name and a hash of what it is called with."""

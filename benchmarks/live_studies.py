@@ -53,6 +53,7 @@ def main() -> None:
     name = "live_seeds_first_100" if args.first_100 else "live_seeds"
     label = "make studies: live_studies.py" + (" --first-100" if args.first_100 else "")
     full = set(trainings) == set(LIVE) and not args.seeds
+    full = full and cluster.writes_the_books_tables(args.out)
     with recorded(label, full=full):
         table = _study(args, trainings, name)
     for row in table.to_dict("records"):

@@ -109,3 +109,8 @@ def test_seed_ranges_on_the_command_line():
     for bad in ("41-40", "a-b", "-3", ""):
         with pytest.raises(Exception, match="--seeds takes A-B"):
             cluster.seed_range(bad)
+
+
+def test_only_a_run_into_book_data_is_a_full_run(tmp_path):
+    assert cluster.writes_the_books_tables(cluster.DATA)
+    assert not cluster.writes_the_books_tables(tmp_path)
