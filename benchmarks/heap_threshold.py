@@ -2,7 +2,7 @@
 in a fresh process with one torch thread, the thresholds interleaved (A B C A B C ...):
 
 - ``train``: seconds for 200 training steps of Chapter 6's model (``BOOK_ACT``, the
-  seed of the registry's "allocator timing", two held-out checks);
+  seed of the registry's "freed memory", two held-out checks);
 - ``memory``: peak resident MiB after three ACT forward passes over 100 random sums of
   256 bits for 800 rounds (the halting unit's bias set to -30, so that no position
   halts), the kind of run that fragments the C library's heap when it is left alone.
@@ -32,7 +32,7 @@ def _train() -> float:
     from recur.training.ut_recipe import BOOK_ACT, train_ut
 
     settings = {"n_steps": 200, "eval_every": 100, "stop_at_exact": None}
-    seed = by_name("allocator timing").first
+    seed = by_name("freed memory").first
     start = time.perf_counter()
     train_ut(
         **(BOOK_ACT.settings() | settings), seed=seed, progress=False, device="cpu"

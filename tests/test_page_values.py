@@ -55,15 +55,21 @@ def test_prefixed_gives_plain_numbers_under_the_glued_keys():
     assert plain(2) == 2
 
 
+def _bench(folder: Path, stem: str, seconds: float) -> Path:
+    """A ``bench.jsonl`` with one chapter's running time."""
+    bench = folder / "bench.jsonl"
+    row = {"name": f"chapter_seconds_{stem}", "value": seconds, "unit": "s"}
+    bench.write_text('{"machine": "m"}\n' + json.dumps(row) + "\n")
+    return bench
+
+
 # Chapter 2
 
 
 def test_ch2_code_values_are_the_numbers_the_chapter_states(tmp_path):
     from recur.models.cell import LocalCell
 
-    bench = tmp_path / "bench.jsonl"
-    row = {"name": "chapter_seconds_02_shared_update", "value": 23.5, "unit": "s"}
-    bench.write_text('{"machine": "m"}\n' + json.dumps(row) + "\n")
+    bench = _bench(tmp_path, "02_shared_update", 23.5)
     values = ch2.code_values(bench)
     assert values["run_time"] == "about 24 seconds"
     cell = LocalCell()
@@ -154,9 +160,7 @@ def test_ch2_chain_values_take_the_worst_cell_and_chain():
 
 
 def test_ch3_code_and_study_values(tmp_path):
-    bench = tmp_path / "bench.jsonl"
-    row = {"name": "chapter_seconds_03_input_injection", "value": 33.2, "unit": "s"}
-    bench.write_text('{"machine": "m"}\n' + json.dumps(row) + "\n")
+    bench = _bench(tmp_path, "03_input_injection", 33.2)
     assert ch3.code_values(bench) == {"run_time": "about 33 seconds"}
     live = pd.DataFrame(_live_rows("Chapter 3's injected cell", [True, False])
                         + _live_rows("Chapter 2's cell", [False]))  # fmt: skip
@@ -211,14 +215,6 @@ def test_ch3_example_and_gradient_values():
 
 
 # Chapters 1 and 5, and the introduction
-
-
-def _bench(folder: Path, stem: str, seconds: float) -> Path:
-    """A ``bench.jsonl`` with one chapter's running time."""
-    bench = folder / "bench.jsonl"
-    row = {"name": f"chapter_seconds_{stem}", "value": seconds, "unit": "s"}
-    bench.write_text('{"machine": "m"}\n' + json.dumps(row) + "\n")
-    return bench
 
 
 def test_ch1_and_ch5_values(tmp_path):
@@ -332,9 +328,7 @@ def test_ch4_run_values_read_the_pages_models():
 
 
 def test_ch6_settings_are_the_numbers_the_chapter_states(tmp_path):
-    bench = tmp_path / "bench.jsonl"
-    row = {"name": "chapter_seconds_06_act_ut", "value": 41.6, "unit": "s"}
-    bench.write_text('{"machine": "m"}\n' + json.dumps(row) + "\n")
+    bench = _bench(tmp_path, "06_act_ut", 41.6)
     values = ch6.settings_values(bench)
     assert values["run_time"] == "about 42 seconds"
     assert values["first_tau"] == 0.01 and values["first_cap"] == 12
@@ -820,9 +814,7 @@ def test_ending_wide_values_count_the_seeds_at_the_wide_bar():
 
 
 def test_ch7_code_values_are_the_numbers_the_chapter_states(tmp_path):
-    bench = tmp_path / "bench.jsonl"
-    row = {"name": "chapter_seconds_07_fixed_points", "value": 99.5, "unit": "s"}
-    bench.write_text('{"machine": "m"}\n' + json.dumps(row) + "\n")
+    bench = _bench(tmp_path, "07_fixed_points", 99.5)
     values = ch7.code_values(bench)
     assert values["run_time"] == "about 100 seconds"
     assert values["fp_settle"] == 3  # 0111 + 0001: the carry walks bits 0 to 3

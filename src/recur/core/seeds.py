@@ -131,8 +131,8 @@ REGISTRY = (
           "make bench: Chapter 7's DEQ cell, time and 1,024-bit sums right", PER_SEED),
     Seeds("benchmark timings", 0, 0, None, REPORT,
           "make bench and the GPU run: how long Chapters 2 and 6 take to train"),
-    Seeds("allocator timing", 710, 710, None, CHOOSE,
-          "two memory allocator settings, timed on Chapter 6's model"),
+    Seeds("freed memory", 710, 710, None, CHOOSE,
+          "giving freed memory back to the system: Chapter 6's training time"),
     Seeds("trained in the page", 0, 19, BROWSER_SUMS, REPORT,
           "Chapter 2's cell trained in Chromium by the page's own random numbers "
           "(browser_cell_seeds.csv)", PER_SEED),

@@ -120,11 +120,12 @@ def _train_ponder(seed: int, overrides: dict) -> tuple:
     return train_ponder(**_quiet(seed, overrides))
 
 
-def _one_run_cell(seed: int, overrides: dict) -> tuple:
-    """Chapter 2's cell in one run that stops at the first 100% held-out."""
+def _one_run(make_model: Callable, settings: dict, seed: int, overrides: dict):
+    """``make_model()`` trained with ``settings`` in one run that stops at the first
+    100% held-out: no further check, no restart (Chapters 2 and 7's cells)."""
     quiet = _quiet(seed, overrides)
-    model = LocalCell()
-    return model, train(model, TrainConfig(**({"max_bits": 8} | quiet)))
+    model = make_model()
+    return model, train(model, TrainConfig(**(settings | quiet)))
 
 
 def _one_run_local_ut(seed: int, overrides: dict) -> tuple:
@@ -132,13 +133,6 @@ def _one_run_local_ut(seed: int, overrides: dict) -> tuple:
     quiet = _quiet(seed, overrides)
     steps = {"n_steps": FIRST_100_UT_STEPS}
     return train_ut(**(LOCAL_UT.settings() | steps | quiet))
-
-
-def _one_run_deq(seed: int, overrides: dict) -> tuple:
-    """Chapter 7's DEQ cell in one run that stops at the first 100% held-out."""
-    quiet = _quiet(seed, overrides)
-    model = EquilibriumCell()
-    return model, train(model, TrainConfig(**(DEQ_TRAINING | quiet)))
 
 
 def _every_sum(reached: bool, value: float, exact_8: float = 1.0) -> bool:
@@ -162,7 +156,8 @@ def _plus_one(n_bits: int) -> int:
 
 CHAPTER2_CELL = LiveTraining(
     "Chapter 2's cell", _checked_model(train_cell), 9, _every_sum,
-    wide_rounds=_plus_one, train_one_run=_one_run_cell,
+    wide_rounds=_plus_one,
+    train_one_run=functools.partial(_one_run, LocalCell, {"max_bits": 8}),
 )  # fmt: skip
 CHAPTER3_INJECTED = LiveTraining(
     "Chapter 3's injected cell", _train_injected, 9, _every_sum,
@@ -174,7 +169,8 @@ CHAPTER4_LOCAL_UT = LiveTraining(
 )  # fmt: skip
 CHAPTER7_DEQ = LiveTraining(
     "Chapter 7's DEQ cell", _checked_model(train_deq), 18, _every_sum,
-    wide_rounds=twice_width_plus_one, train_one_run=_one_run_deq,
+    wide_rounds=twice_width_plus_one,
+    train_one_run=functools.partial(_one_run, EquilibriumCell, DEQ_TRAINING),
 )  # fmt: skip
 CHAPTER7_PONDERNET = LiveTraining(
     "Chapter 7's PonderNet", _train_ponder, 16, _learned_but_no_wait,
