@@ -196,6 +196,41 @@ def hundred_values(hundred: pd.DataFrame) -> dict:
     return recipe_counts(hundred, "hundred", "BOOK_ACT")
 
 
+BROWSER_WIDTHS = (8, 16, 32, 64)  # the page's widths row
+
+
+def browser_values(runs: pd.DataFrame) -> dict:
+    """From the procedure run in Chromium (``browser_act_seeds.csv``, one row per page
+    seed): how many seeds, how many passed the check (with its interval), the median
+    and longest seconds to the verdict, and how many passing models got every hardest
+    sum of 8 to 64 bits right by the library's own count (``browser_act_``)."""
+    passed = runs["passed"].astype(bool)
+    hardest = [f"hardest {bits}, library" for bits in BROWSER_WIDTHS]
+    all_hard = passed & runs[hardest].astype(bool).all(axis=1)
+    values = {
+        "n": len(runs),
+        "passed": int(passed.sum()),
+        "interval": interval_text(int(passed.sum()), len(runs)),
+        "median": float(runs["seconds"].median()),
+        "slowest": float(runs["seconds"].max()),
+        "hardest": int(all_hard.sum()),
+        "restarted": int((runs["attempts"] > 1).sum()),
+    }
+    return prefixed("browser_act", values)
+
+
+def trainer_expectation(runs: pd.DataFrame) -> str:
+    """The sentence the page's trainer shows before the click: how long the
+    procedure took in the study (:func:`browser_values`' median and longest)."""
+    values = browser_values(runs)
+    return (
+        f"In headless Chromium on a 2-core machine it reached its verdict after a "
+        f"median of {values['browser_act_median']:.0f} s (at most "
+        f"{values['browser_act_slowest']:.0f} s) over {values['browser_act_n']} seeds; "
+        "a faster machine takes less."
+    )
+
+
 def pairs_values(pairs: pd.DataFrame) -> dict:
     """From the pairs study (``act_pairs.csv``): the hardest-sum counts with and
     without pairs read as sets, the rates each does not rule out, how the late ones
@@ -251,5 +286,5 @@ def study_values(data="data") -> dict:
     values |= seed_values(read("act_seeds")) | pairs_values(read("act_pairs"))
     values |= hundred_values(read("act_hundred"))
     values |= parts_values(read("act_give_up"), read("act_third_run_rows"))
-    values |= wide_values(read("act_wide"))
+    values |= wide_values(read("act_wide")) | browser_values(read("browser_act_seeds"))
     return {key: plain(value) for key, value in values.items()}

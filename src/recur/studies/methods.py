@@ -75,6 +75,10 @@ STUDY_TABLES = (
           "Chapter 2's cell trained in the page, in Chromium",
           ".venv/bin/python benchmarks/browser_train.py --jobs 2",
           "trained in the page"),
+    Study("browser_act", "browser_act_seeds.csv",
+          "Chapter 6's procedure run in the page, in Chromium",
+          ".venv/bin/python benchmarks/browser_act_train.py --workers 2",
+          "trained in the page, Chapter 6"),
 )  # fmt: skip
 # a run's whole training, restarts included ("seconds": the browser study's)
 TIME_COLUMNS = ("train seconds", "seconds")

@@ -307,3 +307,27 @@ def cell_trainer(seed: int = 1, settings: dict | None = None):
     extra = html.escape(json.dumps(settings or {}))
     return HTML(f'<div class="cell-trainer" data-seed="{seed}" data-settings="{extra}">'
                 "</div>")  # fmt: skip
+
+
+ACT_TRAINER_NOTE = (
+    "<i>Training in the page is the static book's: here, with a kernel, "
+    "<code>train_book_act(seed=...)</code> trains the model.</i>"
+)
+
+
+def act_trainer(seed: int = 0, expected: str = "", variant: str = "book"):
+    """In the static page, an element that ``_static/act_train.js`` fills: a seed
+    field, Train and Stop, progress and the loss, Chapter 6's procedure run in the
+    reader's browser from that seed (``variant``: the page's settings by name), whose
+    model the page's explorer then runs, and its widths row. ``expected``: a sentence
+    on how long it takes, shown before the click. With a kernel, a note: the library
+    trains the model there."""
+    from IPython.display import HTML
+
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
+    if not static_page():
+        return HTML(ACT_TRAINER_NOTE)
+    data = f'data-seed="{seed}" data-variant="{html.escape(variant)}"'
+    return HTML(f'<div class="act-trainer" {data} '
+                f'data-expected="{html.escape(expected)}"></div>')  # fmt: skip
