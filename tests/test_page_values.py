@@ -94,8 +94,11 @@ def test_ch2_study_values_count_the_cells_seeds_three_ways(tmp_path):
     browser = pd.DataFrame({"seconds": [10.0, 30.0, 20.0],
                             "passed": [True, True, False],
                             "exact at 1024 bits": [1.0, 0.98, 1.0]})  # fmt: skip
+    fresh = pd.DataFrame({"seconds": [40.0, 50.0], "passed": [True, False],
+                          "exact at 1024 bits": [1.0, 1.0]})  # fmt: skip
     tables = {"live_seeds": live, "live_seeds_first_100": first,
-              "browser_cell_seeds": browser}  # fmt: skip
+              "browser_cell_seeds": browser,
+              "browser_cell_seeds_new": fresh}  # fmt: skip
     values = ch2.study_values(_write_tables(tmp_path, tables))
     assert values["seeds_met"] == 2 and values["seeds_n"] == 3
     assert values["seeds_added"] == 2 and values["seeds_sums"] == 50
@@ -107,6 +110,8 @@ def test_ch2_study_values_count_the_cells_seeds_three_ways(tmp_path):
     assert values["page_train_median"] == 20.0
     assert values["page_train_longest"] == 30.0
     assert values["page_train_bar"] == 0.99 and values["page_train_sums"] == 200
+    assert values["page_new_n"] == 2 and values["page_new_passed"] == 1
+    assert values["page_new_interval"] == interval_text(1, 2)
 
 
 def test_ch2_run_values_read_the_pages_runs():

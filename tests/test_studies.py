@@ -54,6 +54,8 @@ def test_every_data_file_has_a_writer():
     writers |= {"bench_devices", "bench_devices_gpu"}  # run.py
     writers |= {"live_seeds", "live_seeds_first_100"}  # live_studies.py [--first-100]
     writers |= {"browser_cell_seeds"}  # benchmarks/browser_train.py
+    writers |= {"browser_act_seeds"}  # benchmarks/browser_act_train.py
+    writers |= {"browser_cell_seeds_new"}  # benchmarks/browser_train.py
     assert files <= writers
 
 

@@ -22,7 +22,7 @@ function cellTrainer(scope) {
   };
   const SETTINGS = { // recur.training.config.TrainConfig, as train_cell sets it
     nSteps: 1500, batchSize: 128, lr: 1e-2, clipNorm: 1.0, minBits: 1, maxBits: 8,
-    nRounds: 9, evalEvery: 50, evalSize: 10000, stayRounds: 64, maxAttempts: 2,
+    nRounds: 9, evalEvery: 50, evalSize: 10000, stayRounds: 64, maxAttempts: 3,
   };
   const SCREEN = 1000; // recur.training.loop._heldout_exact's quick screen
   // What a run adds to its seed for each draw: recur.core.seeds's HELDOUT_PAIRS,
@@ -409,6 +409,18 @@ function cellTrainer(scope) {
     return stays / pairs.size;
   }
 
+  // recur.training.checked._checking: the stay check runs only once every held-out
+  // pair was measured (not only the screen) and every one is right ...
+  function needsStayCheck(row, nPairs) {
+    return row.pairs === nPairs && row.exact === 1;
+  }
+
+  // ... and the check passes (recur.training.checked.Check.passed) when it then finds
+  // every pair right after the trained rounds and through stayRounds.
+  function checkPasses(row, nPairs) {
+    return needsStayCheck(row, nPairs) && row.stays === 1;
+  }
+
   // One run of recur.training.checked.checked_training: train, and every evalEvery
   // steps check the held-out pairs; stop at the first check at which every one is right
   // and stays right. report({step, loss, ...}) is called after each step.
@@ -427,22 +439,27 @@ function cellTrainer(scope) {
       const row = { step, loss, seed, w };
       if (step % SETTINGS.evalEvery === 0 || step === SETTINGS.nSteps) {
         Object.assign(row, heldoutExact(w, pairs));
-        if (row.exact === 1 && row.pairs === pairs.size) row.stays = staysRight(w, pairs);
+        if (needsStayCheck(row, pairs.size)) row.stays = staysRight(w, pairs);
         last = row;
       }
       report(row);
-      if (row.stays === 1) return { w, seed, passed: true, step, last, seconds: (Date.now() - start) / 1000 };
+      if (checkPasses(row, pairs.size)) return { w, seed, passed: true, step, last, seconds: (Date.now() - start) / 1000 };
     }
     return { w, seed, passed: false, step: SETTINGS.nSteps, last, seconds: (Date.now() - start) / 1000 };
   }
 
-  // recur.chapters.ch2_shared_update.train_cell: a run from seed, and if it passes no
-  // check a second from seed + SEED_OFFSETS.restartStride
-  // (recur.training.config.attempt_seeds).
+  // recur.training.config.attempt_seeds: seed, seed + restartStride, ...,
+  // maxAttempts in all.
+  function attemptSeeds(seed, maxAttempts) {
+    return Array.from({ length: maxAttempts }, (_, attempt) => seed + SEED_OFFSETS.restartStride * attempt);
+  }
+
+  // recur.chapters.ch2_shared_update.train_cell (recur.training.config.restarting): a
+  // run from each of attemptSeeds in turn, until one passes its check.
   function trainCell(seed, report, stopped = () => false) {
     const runs = [];
-    for (let attempt = 0; attempt < SETTINGS.maxAttempts; attempt++) {
-      const run = trainOnce(seed + SEED_OFFSETS.restartStride * attempt, (row) => report({ ...row, attempt }), stopped);
+    for (const [attempt, attemptSeed] of attemptSeeds(seed, SETTINGS.maxAttempts).entries()) {
+      const run = trainOnce(attemptSeed, (row) => report({ ...row, attempt }), stopped);
       runs.push(run);
       if (run.passed || run.stopped) break;
     }
@@ -450,10 +467,10 @@ function cellTrainer(scope) {
     return { ...kept, attempts: runs.length, seconds: runs.reduce((t, r) => t + r.seconds, 0) };
   }
 
-  Object.assign(scope, { SETTINGS, SHAPES, generator, initialWeights, randomBatch, forward,
+  Object.assign(scope, { SETTINGS, SCREEN, SHAPES, generator, initialWeights, randomBatch, forward,
     windowLoss, lossAndGradients, clipGradients, adamStep, trainingStep, rightByRound,
-    settledForward, heldoutPairs,
-    heldoutExact, staysRight, trainCell });
+    settledForward, heldoutPairs, heldoutExact, staysRight, needsStayCheck, checkPasses,
+    attemptSeeds, trainOnce, trainCell });
 
   if (typeof WorkerGlobalScope !== "undefined" && scope instanceof WorkerGlobalScope) {
     // The page stops a run by ending the worker; so that it keeps what was trained,
@@ -488,6 +505,25 @@ function checkedSeed(text) {
   return seed;
 }
 
+// The seed in the page's address, so that a link reproduces a run: the trainer reads
+// `?seed=31` (the query parameter "seed", e.g. .../02_shared_update.html?seed=31#train)
+// when the page loads and shows it in the seed field as it is written, a seed that
+// checkedSeed refuses included (Train then says why); Train writes the seed it runs
+// into the address (history.replaceState: no new history entry, nothing reloaded).
+const SEED_PARAMETER = "seed";
+function seedInAddress() {
+  return new URLSearchParams(window.location.search).get(SEED_PARAMETER);
+}
+function putSeedInAddress(seed) {
+  const url = new URL(window.location.href);
+  url.searchParams.set(SEED_PARAMETER, String(seed));
+  try {
+    window.history.replaceState(window.history.state, "", url.href);
+  } catch {
+    // a page whose address cannot change (some file:// pages, a sandbox): train anyway
+  }
+}
+
 // A Web Worker running cellTrainer from its own source, so the page stays responsive.
 function trainerWorker() {
   const source = `"use strict";\n${cellTrainer.toString()}\ncellTrainer(self);\n`;
@@ -518,7 +554,7 @@ function trainerParts(root) {
     "aria-label='the training loss so far, step by step' " +
     "style='width:100%;max-width:480px;height:auto;display:block'></svg>";
   const part = (name) => root.querySelector(`.trainer-${name}`);
-  part("seed").value = root.dataset.seed;
+  part("seed").value = seedInAddress() ?? root.dataset.seed;
   return { seed: part("seed"), train: part("train"), stop: part("stop"),
     progress: part("progress"), message: part("message"), loss: part("loss") };
 }
@@ -572,6 +608,7 @@ function mountCellTrainer(root) {
     } catch (err) {
       return warning(ui.message, err.message);
     }
+    putSeedInAddress(seed);
     finish();
     points = [];
     latest = null;

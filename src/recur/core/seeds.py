@@ -66,6 +66,9 @@ DISTANCE_SUMS = 4000  # Chapter 7's steps by carry distance (32 bits: seed 4032)
 BENCH_SUMS = 99  # make bench's act_ut entry (+ width) and its DEQ cell (+ seed)
 BENCH_CELL_SUMS = 123  # make bench's Chapter 2 cell
 BROWSER_SUMS = 20_300_000  # Chapter 2's cell trained in the browser, then tested
+# Chapter 6's model trained in the browser: the page's widths row of training seed s
+# draws its n-bit sums from the page's generator seeded s + this + n
+BROWSER_ACT_SUMS = 20_400_000
 INJECTION_SUMS = 10_000  # Chapter 3's injection ablation (+ training seed + width)
 KILL_WAIT_SUMS = 1_000_000  # added to a length table's offset: its long waits, no carry
 
@@ -136,6 +139,14 @@ REGISTRY = (
     Seeds("trained in the page", 0, 19, BROWSER_SUMS, REPORT,
           "Chapter 2's cell trained in Chromium by the page's own random numbers "
           "(browser_cell_seeds.csv)", PER_SEED),
+    Seeds("browser cell new seeds", 2200, 2219, BROWSER_SUMS, REPORT,
+          "Chapter 2's cell trained in the page, its third run chosen on page seeds "
+          "100-119 (browser_cell_seeds_new.csv)", PER_SEED),
+    Seeds("cell third run", 100, 120, None, CHOOSE,
+          "Chapter 2's third run: library seeds 100-120 and page seeds 100-119"),
+    Seeds("trained in the page, Chapter 6", 0, 19, BROWSER_ACT_SUMS, REPORT,
+          "Chapter 6's procedure trained in the page (browser_act_seeds.csv)",
+          PER_SEED),
 )  # fmt: skip
 
 
@@ -162,6 +173,8 @@ OVERLAPS = {
     ("recipe pieces", "benchmark timings"): "a time, not a test",
     ("first recipe", "trained in the page"): "another model, and the page's own draws",
     ("recipe pieces", "trained in the page"): "another model, and the page's own draws",
+    ("first recipe", "trained in the page, Chapter 6"): "the page's own draws",
+    ("recipe pieces", "trained in the page, Chapter 6"): "the page's own draws",
 }
 
 

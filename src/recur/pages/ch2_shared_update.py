@@ -4,11 +4,17 @@ per point of the page where a run gives them."""
 
 from __future__ import annotations
 
+import inspect
 from functools import partial
 
 import pandas as pd
 
-from recur.chapters.ch2_shared_update import ChainExperiment, chain_seed_words
+from recur.chapters.ch2_shared_update import (
+    ChainExperiment,
+    chain_seed_words,
+    train_cell,
+)
+from recur.core.intervals import interval_text
 from recur.models.cell import LocalCell, n_parameters
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies.live import (
@@ -29,9 +35,12 @@ ENDS = ("every sum of every chain length is", "{} of the sums of each are")
 
 def code_values(bench="data/bench.jsonl") -> dict:
     """What the page states from the code: its running time (``make bench``), the
-    cell's parameters, the rounds its check runs the held-out pairs through and the
-    explorer's limits (in the browser, in Jupyter)."""
+    cell's parameters, the rounds its check runs the held-out pairs through, the most
+    runs its procedure makes (``train_cell``'s ``max_attempts``) and the explorer's
+    limits (in the browser, in Jupyter)."""
+    attempts = inspect.signature(train_cell).parameters["max_attempts"].default
     return {
+        "cell_attempts": attempts,
         "run_time": chapter_time("02_shared_update", bench),
         "n_params": n_parameters(LocalCell()),
         "stay_rounds": STAY_ROUNDS,
@@ -43,13 +52,17 @@ def code_values(bench="data/bench.jsonl") -> dict:
 def study_values(data="data") -> dict:
     """The cell's live-seed study (``live_seeds.csv``, ``seeds_``), the same with one
     run per seed stopped at the first 100% (``live_seeds_first_100.csv``, ``first_``)
-    and the seeds trained in the browser (``browser_cell_seeds.csv``,
-    ``page_train_``)."""
+    the seeds trained in the browser (``browser_cell_seeds.csv``, ``page_train_``)
+    and twenty more that no choice was made on (``browser_cell_seeds_new.csv``,
+    ``page_new_``, with the interval of its count)."""
     read = partial(read_table, data)  # read("live_seeds"): data/live_seeds.csv
     seeds = live_seed_values(read("live_seeds"), CHAPTER2_CELL) | {"sums": WIDE_SUMS}
     first = live_seed_values(read("live_seeds_first_100"), CHAPTER2_CELL)
     values = prefixed("seeds", seeds) | prefixed("first", first)
     values |= prefixed("page_train", page_counts(read("browser_cell_seeds")))
+    fresh = page_counts(read("browser_cell_seeds_new"))
+    fresh["interval"] = interval_text(fresh["passed"], fresh["n"])
+    values |= prefixed("page_new", fresh)
     return {key: plain(value) for key, value in values.items()}
 
 
