@@ -3,7 +3,7 @@
 the page, Chapter 6" seeds: whether each seed's run passed Chapter 6's check, at which
 step, in how many runs, the seconds to the verdict, and the page's own widths row (8
 to 64 bits: random sums, long chains, long waits without a carry, the hardest sums).
-Then each kept model, moved into the library as it is (float64), on the hardest sums
+Then each kept model, moved into the library (rounded to float32), on the hardest sums
 of every width from 8 to 64 bits with the library's own code. Writes
 ``book/data/browser_act_seeds.csv``, which Chapter 6 and the methods appendix read.
 

@@ -26,6 +26,7 @@ COMMANDS = (
     "make studies: live_studies.py",
     "make studies: live_studies.py --first-100",
     "make studies: browser_train.py",
+    "make studies: browser_act_train.py",
     "make gpu-check",
 )
 

@@ -297,8 +297,8 @@ def _no_field_takes_typing_that_nothing_reads(page, name) -> list[str]:
         page.wait_for_selector("article .widget-text input", timeout=15000)
     fields = "article input[type=text]:not([disabled])"
     read = ("carry", "cell", "act", "deq")  # carry.js and explorers.js read these
-    # and cell_train.js reads the trainer's seed
-    readers = [f".{kind}-explorer" for kind in read] + [".cell-trainer"]
+    # and cell_train.js and act_train.js read the trainers' seeds
+    readers = [f".{kind}-explorer" for kind in read] + [".cell-trainer", ".act-trainer"]
     inert = page.locator(
         fields + "".join(f":not({reader} input)" for reader in readers)
     ).count()

@@ -387,12 +387,16 @@ def test_settings_are_the_librarys(act, monkeypatch):
     assert _problems_settings(act, monkeypatch) == []
 
 
-def test_a_named_variant_changes_only_its_sizes(act):
-    got = act.evaluate("[ACT.SETTINGS, ACT.settingsFor('quick'), ACT.settingsFor()]")
-    book, quick, default = got
-    assert default == book
-    changed = {k for k in book if book[k] != quick[k]}
-    assert changed <= {"checkSums", "widthSums", "widthChains"}, changed
+def test_the_page_runs_the_books_settings_by_name(act):
+    """The page's trainer and the study name the settings they run; "book" is the
+    library's, and a name the page does not know is refused."""
+    got = act.evaluate(
+        "[ACT.SETTINGS, ACT.settingsFor('book'), ACT.settingsFor(), (() => {"
+        " try { ACT.settingsFor('other'); } catch (e) { return e.message; } })()]"
+    )
+    book, named, default, refused = got
+    assert named == book and default == book
+    assert refused == "no settings called 'other'"
 
 
 # ------------------------------------------------------------------ the measures

@@ -65,6 +65,11 @@ def test_a_run_to_its_verdict_hands_its_model_and_widths_row_over(page, site):
     assert "seed=3" in page.url
     explorer = page.locator(".act-explorer").first
     assert "The model ran" in explorer.inner_text()
+    a, b = "1" * 64, "0" * 63 + "1"  # a 64-bit sum whose carry crosses every bit
+    explorer.locator(".explore-a").fill(a)
+    explorer.locator(".explore-b").fill(b)
+    assert "The model ran" in explorer.locator(".explore-message").inner_text()
+    assert explorer.locator(".explore-view table td").count() > 64
     assert not page.errors, page.errors
 
 
@@ -120,5 +125,5 @@ def test_the_trainer_fits_a_phone(page, site):
 def test_the_page_states_the_expected_time_before_the_click(page, site):
     root = _trainer(page, site, settings=None)
     expected = root.locator(".trainer-expected").inner_text()
-    assert "median of" in expected and "s (at most" in expected, expected
+    assert "after a median of" in expected and "s (at most" in expected, expected
     assert json.loads(root.get_attribute("data-seed") or "null") == 0

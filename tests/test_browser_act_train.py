@@ -202,7 +202,7 @@ def test_one_worker_or_two_train_the_same_weights(page):
     two = page.evaluate(TWO_WAYS, [short, 2])
     assert one == two
     fresh = page.evaluate(
-        "() => Object.fromEntries(Object.entries("
-        "window.OneMoreRound.act.initialWeights(9)).map(([k, v]) => [k, Array.from(v)]))"
+        "() => Object.fromEntries(Object.entries(window.OneMoreRound.act"
+        ".initialWeights(9)).map(([k, v]) => [k, Array.from(v)]))"
     )
     assert one != fresh  # it trained

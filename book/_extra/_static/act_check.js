@@ -56,11 +56,10 @@ function actProcedure(scope) {
       browserActSums: 20400000, // BROWSER_ACT_SUMS: the widths row of a run trained here
     },
   };
-  // Cheaper checks for the page, by name: fewer check sums and test sums. They are not
-  // the book's check: a page that uses one must say so.
+  // The settings by name, which the page's trainer and its study
+  // (benchmarks/browser_act_train.py, column "variant") record; the book's is the one.
   const VARIANTS = {
     book: {},
-    quick: { checkSums: 250, widthSums: 50, widthChains: 20 },
   };
   function settingsFor(name = "book", overrides = {}) {
     if (!(name in VARIANTS)) throw new Error(`no settings called '${name}'`);

@@ -221,14 +221,15 @@ function actTrainerParts(root) {
 
 // What happened, from the run's own result (never assumed).
 function actTrainerWords(done, seed) {
-  const runs = done.attempts === 1 ? "one run" : `${done.attempts} runs`;
   const time = `${done.seconds.toFixed(0)} s`;
   if (done.passed) {
-    return `Seed ${seed} passed Chapter 6's check at step ${done.step} of run ` +
-      `${done.attempts}, in ${runs} and ${time}. The explorer above now runs your model.`;
+    return `Seed ${seed} passed Chapter 6's check at step ${done.step.toLocaleString("en-US")} ` +
+      `of run ${done.attempts}, after ${time}. The explorer above now runs your model.`;
   }
-  const best = done.kept ? ` The explorer above now runs its best checkpoint (step ${done.kept.step}), ` +
-    "which fails the check." : " The explorer above now runs its last weights.";
+  const runs = done.attempts === 1 ? "one run" : `${done.attempts} runs`;
+  const best = done.kept ? " The explorer above now runs its best checkpoint, by the check's " +
+    `ranking (step ${done.kept.step.toLocaleString("en-US")}); it fails the check. Try another seed.` :
+    " The explorer above now runs its last weights.";
   return `Seed ${seed} passed no check in ${runs} and ${time}.${best}`;
 }
 
@@ -240,9 +241,10 @@ function widthsTable(rows, settings) {
     `<td>${pct(row["exact, long chains"])}</td>` +
     `<td>${pct(row["exact, long waits without a carry"])}</td>` +
     `<td>${hardestCell(row)}</td></tr>`).join("");
-  return "<table class='trainer-widths-table'><caption>Your model on widths it never saw: " +
-    `of each width ${settings.widthSums} random sums, ${settings.widthChains} long chains ` +
-    `and ${settings.widthChains} long waits without a carry, and the hardest sums</caption>` +
+  return "<table class='trainer-widths-table'><caption>Your model on sums of 8 to 64 bits " +
+    `(it trained on at most 8): the share right of ${settings.widthSums} random sums, ` +
+    `${settings.widthChains} long chains and ${settings.widthChains} long waits that end ` +
+    "without a carry of each width, and its hardest sums</caption>" +
     "<tr><th scope='col'>bits</th><th scope='col'>random sums right</th>" +
     "<th scope='col'>long chains right</th><th scope='col'>long waits right</th>" +
     "<th scope='col'>hardest sums</th></tr>" + body + "</table>";
@@ -251,9 +253,9 @@ function widthsTable(rows, settings) {
 // "all right", or how many of the width's hardest sums came out wrong (their names on
 // hover: recur.core.hardest's names).
 function hardestCell(row) {
-  if (row["hardest sums right"]) return "all right";
-  const wrong = row["hardest sums wrong"].split("; ");
   const total = window.OneMoreRound.act.hardestSums(row.bits).names.length;
+  if (row["hardest sums right"]) return `all ${total} right`;
+  const wrong = row["hardest sums wrong"].split("; ");
   return `<span title="${wrong.join("; ")}">${wrong.length} of ${total} wrong</span>`;
 }
 
@@ -302,10 +304,14 @@ function mountActTrainer(root) {
         ui.progress.value = x;
         drawLoss(ui.loss, points, settings.nSteps * (progress.attempt + 1));
         const check = progress.exact === undefined ? "" :
-          `; held-out pairs right: ${(100 * progress.exact).toFixed(1)}% of ${progress.pairs}` +
-          (progress.check ? (progress.passed ? "; the check passed" : "; the check did not pass yet") : "");
-        ui.message.textContent = `Run ${progress.attempt + 1}, step ${progress.step}: loss ` +
-          `${progress.loss.toFixed(4)}, ${progress.rounds.toFixed(1)} rounds per position${check}`;
+          `; held-out pairs right: ${(100 * progress.exact).toFixed(1)}% of ` +
+          progress.pairs.toLocaleString("en-US") +
+          (progress.check ? (progress.passed ? "; check passed" : "; check not passed yet") : "");
+        const restart = progress.attempt ? ` (run ${progress.attempt} passed no check by step ` +
+          `${settings.giveUp.toLocaleString("en-US")}, so this run starts from another seed)` : "";
+        ui.message.textContent = `Run ${progress.attempt + 1}${restart}, step ${progress.step}: ` +
+          `loss ${progress.loss.toFixed(4)}, ${progress.rounds.toFixed(1)} rounds per position ` +
+          `on average${check}`;
       }
       if (done) {
         ui.progress.value = ui.progress.max;

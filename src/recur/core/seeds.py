@@ -140,10 +140,10 @@ REGISTRY = (
           "Chapter 2's cell trained in Chromium by the page's own random numbers "
           "(browser_cell_seeds.csv)", PER_SEED),
     Seeds("browser cell new seeds", 2200, 2219, BROWSER_SUMS, REPORT,
-          "Chapter 2's cell trained in the page, its third run chosen on page seeds "
-          "100-119 (browser_cell_seeds_new.csv)", PER_SEED),
+          "Chapter 2's cell trained in the page (browser_cell_seeds_new.csv)",
+          PER_SEED),
     Seeds("cell third run", 100, 120, None, CHOOSE,
-          "Chapter 2's third run: library seeds 100-120 and page seeds 100-119"),
+          "Chapter 2's third run (library and page seeds)"),
     Seeds("trained in the page, Chapter 6", 0, 19, BROWSER_ACT_SUMS, REPORT,
           "Chapter 6's procedure trained in the page (browser_act_seeds.csv)",
           PER_SEED),

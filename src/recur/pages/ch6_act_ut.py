@@ -223,11 +223,11 @@ def trainer_expectation(runs: pd.DataFrame) -> str:
     """The sentence the page's trainer shows before the click: how long the
     procedure took in the study (:func:`browser_values`' median and longest)."""
     values = browser_values(runs)
+    n, median = values["browser_act_n"], values["browser_act_median"]
     return (
-        f"In headless Chromium on a 2-core machine it reached its verdict after a "
-        f"median of {values['browser_act_median']:.0f} s (at most "
-        f"{values['browser_act_slowest']:.0f} s) over {values['browser_act_n']} seeds; "
-        "a faster machine takes less."
+        f"On a 2-core machine (headless Chromium), {n} seeds each passed the check or "
+        f"not after a median of {median:.0f} s (at most "
+        f"{values['browser_act_slowest']:.0f} s); a faster machine takes less."
     )
 
 
