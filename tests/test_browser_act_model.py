@@ -22,6 +22,7 @@ from recur.models.ut import UniversalTransformer
 from recur.training.config import TrainConfig, aux_scale, step_size
 from recur.training.evaluate import window_loss
 from recur.training.ut_recipe import ACT_RAMP_STEPS, BOOK_ACT
+from test_browser_train import _js_batch  # the batch as the page's trainers take it
 
 SCRIPT = ROOT / "book" / "_extra" / "_static" / "act_model.js"
 CAP = BOOK_ACT.n_rounds  # 16
@@ -94,18 +95,6 @@ def _library_loss(model, batch, keep, draws, aux_weight, monkeypatch):
 
 def _weights(model) -> dict:
     return {k: v.double().flatten().tolist() for k, v in model.state_dict().items()}
-
-
-def _js_batch(batch, keep) -> dict:
-    bits = batch.bits.int()
-    return {
-        "a": bits[..., 0].flatten().tolist(),
-        "b": bits[..., 1].flatten().tolist(),
-        "target": batch.target.int().flatten().tolist(),
-        "size": len(bits),
-        "n": bits.shape[1],
-        "keep": keep.int().tolist(),
-    }
 
 
 def _js_draws(draws) -> dict:

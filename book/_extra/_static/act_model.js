@@ -640,6 +640,8 @@ function actModel(scope) {
   }
 
   // torch.nn.utils.clip_grad_norm_: every gradient times min(1, max / (norm + 1e-6)).
+  // clipGradients, adamStep and generator are cell_train.js's too: each trainer's Web
+  // Worker is made from its own function's text and cannot reach the other's.
   function clipGradients(g, maxNorm) {
     let squares = 0;
     for (const name of Object.keys(SHAPES)) for (const v of g[name]) squares += v * v;
