@@ -114,3 +114,62 @@ def test_seed_ranges_on_the_command_line():
 def test_only_a_run_into_book_data_is_a_full_run(tmp_path):
     assert cluster.writes_the_books_tables(cluster.DATA)
     assert not cluster.writes_the_books_tables(tmp_path)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def scheduler_by_hand():
+    """A scheduler and two workers started as the README starts them on other
+    machines (``dask scheduler``, ``dask worker ADDRESS``): their address."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from distributed import Client
+
+    dask = str(Path(sys.executable).with_name("dask"))
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    port = address.rsplit(":", 1)[1]
+    env = os.environ | {"OMP_NUM_THREADS": "1"}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+    scheduler = [dask, "scheduler", "--host", "127.0.0.1", "--port", port]
+    started = [subprocess.Popen([*scheduler, "--dashboard-address", ":0"], **quiet)]
+    started += [
+        subprocess.Popen([dask, "worker", address, "--nthreads", "1"], **quiet)
+        for _ in range(2)
+    ]
+    try:
+        with Client(address, timeout=60) as c:
+            c.wait_for_workers(2, timeout=60)
+        yield address
+    finally:
+        for process in reversed(started):
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def test_a_study_against_a_scheduler_by_address_has_the_serial_rows(
+    scheduler_by_hand, serial, tmp_path
+):
+    """What ``--scheduler tcp://HOST:PORT`` does: the study's jobs go to the workers of
+    that scheduler, each result is kept, the log written, and the rows are the serial
+    run's."""
+    with cluster.study_cluster(
+        "tiny", scheduler=scheduler_by_hand, out=tmp_path
+    ) as jobs:
+        table = act_runs(VARIANTS, SEEDS, **TINY)
+        assert jobs.client.scheduler.address == scheduler_by_hand
+        kept = list((tmp_path / ".partial" / "tiny").glob("*.pkl"))
+        jobs.finish()
+    pd.testing.assert_frame_equal(_without_seconds(table), _without_seconds(serial))
+    assert len(kept) == len(VARIANTS) * len(SEEDS)
+    assert not (tmp_path / ".partial" / "tiny").exists()
+    log = (tmp_path / "tiny.log").read_text()
+    assert f"{len(kept)}/{len(kept)} done" in log

@@ -202,3 +202,23 @@ def test_pair_counts_by_hand():
         counts
     )
     assert news_words(counts).endswith("; the other 1 did some of each.")
+
+
+def test_ran_on_by_width_by_hand():
+    from recur.chapters.ch6_hardest import HARDEST_NEWS
+    from recur.studies.hardest_study import late_kinds, ran_on_by_width
+
+    rows = [  # seed, bits, right, past, news (answer first right, past the carry)
+        (0, 16, True, 3, 0), (0, 64, True, 40, 1),  # ran on, more at 64 bits
+        (1, 16, True, 5, 0), (1, 64, True, 2, 0),  # ran on, latest at 16 bits
+        (2, 16, True, 1, 0), (2, 64, True, 9, 8),  # late, but its news was late
+        (3, 16, True, 0, 0), (3, 64, True, 1, 1),  # on time
+        (4, 16, True, 7, 0), (4, 64, False, 99, 0),  # a sum wrong: not counted
+        (5, 16, True, 2, 1), (5, 64, True, 0, 0),  # in time, then a round on: ran on
+    ]  # fmt: skip
+    table = pd.DataFrame(
+        rows, columns=["seed", "bits", HARDEST_RIGHT, HARDEST_PAST, HARDEST_NEWS]
+    )
+    assert late_kinds(table) == {"late": 4, "news_late": 1, "ran_on": 3}
+    assert ran_on_by_width(table) == {16: 5, 64: 40}
+    assert ran_on_by_width(table[table["seed"] == 3]) == {}

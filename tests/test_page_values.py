@@ -524,8 +524,15 @@ def test_the_hundred_seed_counts_on_the_chapter_and_in_the_appendix():
         _seed_row("BOOK_ACT", 2, 8),
         _seed_row("BOOK_ACT", 2, 64, **{"rounds past the carry, hardest sums": 3}),
     ]  # fmt: skip
-    hundred = pd.DataFrame(rows)
+    # answers first right: seed 2 right in time at 64 bits, so it ran on
+    hundred = pd.DataFrame(rows).assign(**{NEWS: [0, 0, 0, 1, 0, 1]})
     values = ch6.hundred_values(hundred)
+    assert (values["hard_hundred_late"], values["hard_hundred_ran_on"]) == (1, 1)
+    assert values["hard_hundred_news_late"] == 0
+    assert (values["hard_hundred_ran_on_16"], values["hard_hundred_ran_on_64"]) == (
+        0,
+        3,
+    )
     assert (values["seeds_hundred_met"], values["seeds_hundred_n"]) == (2, 3)
     assert values["seeds_hundred_interval"] == interval_text(2, 3)
     assert (values["hard_hundred_met"], values["hard_hundred_right"]) == (2, 3)
@@ -533,6 +540,26 @@ def test_the_hundred_seed_counts_on_the_chapter_and_in_the_appendix():
     assert methods_page.hundred_values(hundred) == {
         "hundred_met": 2, "hundred_n": 3, "hundred_interval": interval_text(2, 3)
     }  # fmt: skip
+
+
+def test_the_hundred_seeds_up_to_1024_bits_by_hand():
+    """Two seeds tested wide: seed 0 meets the wide bar and gets every hardest 1,024-bit
+    sum right; seed 1 loses long chains at 256 bits and one hardest sum."""
+
+    def row(seed, bits, chains, right):
+        return {"recipe": "BOOK_ACT", "seed": seed, "bits": bits, "exact": 1.0,
+                CHAINS: chains, "hardest sums right": right,
+                "rounds past the carry, hardest sums": 0 if right else 9}  # fmt: skip
+
+    rows = [row(0, b, 1.0, True) for b in (8, 128, 256, 512, 1024)]
+    rows += [row(1, 8, 1.0, True), row(1, 128, 0.97, True), row(1, 256, 0.9, True)]
+    rows += [row(1, 512, float("nan"), True), row(1, 1024, float("nan"), False)]
+    values = ch6.hundred_wide_values(pd.DataFrame(rows))
+    assert (values["wide_hundred_met"], values["wide_hundred_n"]) == (1, 2)
+    assert values["wide_hundred_interval"] == interval_text(1, 2)
+    assert (values["wide_hundred_1024"], values["wide_hundred_chains_256"]) == (2, 1)
+    assert values["wide_hundred_hard_256"] == 2
+    assert values["wide_hundred_hard_1024"] == 1
 
 
 def test_ch6_pairs_values_compare_with_and_without_pairs_as_sets():

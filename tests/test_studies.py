@@ -146,3 +146,39 @@ def test_the_models_whose_rows_the_first_100_table_copies_train_the_same_way():
     cell = CHAPTER2_CELL.train(3, tiny)[0]
     plain = CHAPTER2_CELL.train_one_run(3, tiny)[0]
     assert not _same_weights(cell, plain)  # one that differs does differ
+
+
+def test_the_hundred_wide_study_tested_the_hundred_studys_models():
+    """``hundred_wide`` trains the hundred seeds again to test them wider: on one kind
+    of CPU the same models, which show it in the sums both studies test alike, the
+    hardest 8-bit sums (how many rounds past the carry, every one right), and in each
+    run's restarts and check."""
+    same = ["seed", "runs", "check passed", "hardest sums right"]
+    same += ["rounds past the carry, hardest sums"]
+    data = ROOT / "book" / "data"
+    hundred = pd.read_csv(data / "act_hundred.csv").query("bits == 8")[same]
+    wide = pd.read_csv(data / "act_hundred_wide.csv").query("bits == 8")[same]
+    pd.testing.assert_frame_equal(
+        hundred.reset_index(drop=True), wide.reset_index(drop=True)
+    )
+
+
+def test_every_late_model_of_the_hundred_is_one_kind_or_the_other():
+    """Chapter 6 says of the hundred seeds' late models that some ran on and "the
+    other" k answered late: the two kinds must make up all of them."""
+    from recur.studies.hardest_study import late_kinds
+
+    hundred = pd.read_csv(ROOT / "book" / "data" / "act_hundred.csv")
+    kinds = late_kinds(hundred)
+    assert kinds["late"] == kinds["ran_on"] + kinds["news_late"]
+
+
+def test_the_hundred_wide_models_miss_long_carries_not_wide_sums():
+    """Chapter 6 says of the hundred seeds tested wide that what they miss is long
+    carries, not wide sums: more of them add random 1,024-bit sums (short carries) than
+    long-chain 256-bit ones."""
+    from recur.pages.ch6_act_ut import hundred_wide_values
+
+    wide = pd.read_csv(ROOT / "book" / "data" / "act_hundred_wide.csv")
+    values = hundred_wide_values(wide)
+    assert values["wide_hundred_1024"] > values["wide_hundred_chains_256"]

@@ -193,7 +193,21 @@ def hundred_values(hundred: pd.DataFrame) -> dict:
     """From the hundred-seed study (``act_hundred.csv``, Chapter 6's procedure alone):
     its counts as :func:`recipe_counts` gives the twenty seeds' (``seeds_hundred_``,
     ``hard_hundred_``)."""
-    return recipe_counts(hundred, "hundred", "BOOK_ACT")
+    values = recipe_counts(hundred, "hundred", "BOOK_ACT")
+    kinds = hs.late_kinds(hundred[hundred["recipe"] == "BOOK_ACT"])
+    ran_on = hs.ran_on_by_width(hundred[hundred["recipe"] == "BOOK_ACT"])
+    kinds |= {f"ran_on_{b}": ran_on.get(b, 0) for b in (16, 64)}
+    return values | prefixed("hard_hundred", kinds)
+
+
+def hundred_wide_values(wide: pd.DataFrame) -> dict:
+    """From the hundred seeds tested up to 1,024 bits (``act_hundred_wide.csv``), what
+    :func:`wide_values` gives of the twenty (``wide_hundred_``), and how many met the
+    wide bar, of how many, with the rates that count does not rule out."""
+    values = wide_values(wide)
+    values = {k.removeprefix("wide_"): v for k, v in values.items() if "bar" not in k}
+    values["interval"] = interval_text(values["met"], values["n"])
+    return prefixed("wide_hundred", values)
 
 
 BROWSER_WIDTHS = (8, 16, 32, 64)  # the page's widths row
@@ -285,6 +299,7 @@ def study_values(data="data") -> dict:
     values |= recipe_values(read("act_recipe")) | waiting_values(read("act_waiting"))
     values |= seed_values(read("act_seeds")) | pairs_values(read("act_pairs"))
     values |= hundred_values(read("act_hundred"))
+    values |= hundred_wide_values(read("act_hundred_wide"))
     values |= parts_values(read("act_give_up"), read("act_third_run_rows"))
     values |= wide_values(read("act_wide")) | browser_values(read("browser_act_seeds"))
     return {key: plain(value) for key, value in values.items()}

@@ -75,21 +75,37 @@ def late_kinds(table: pd.DataFrame) -> dict:
     """Of the seeds of a table with the hardest sums' columns that got every hardest
     sum right, at the width where each halted latest: how many were late (more than
     :data:`~recur.core.bars.HARDEST_PAST` rounds past the carry, ``late``); of them,
-    how many had the latest readout turn right at most one round before the latest halt
-    (``news_late``: the carry's news came late and the halting waited for it), and how
-    many had every readout right in time and still ran on (``ran_on``)."""
-    right = table.groupby("seed")[HARDEST_RIGHT].transform("all").astype(bool)
-    table = table[right]  # a wrong sum's readout may never turn right
-    if table.empty:
-        return {"late": 0, "news_late": 0, "ran_on": 0}
-    worst = table.loc[table.groupby("seed")[HARDEST_PAST].idxmax()]  # a row per seed
-    late = worst[worst[HARDEST_PAST] > HARDEST_PAST_BAR]
+    how many had the latest readout turn right late, at most one round before the
+    latest halt (``news_late``: the carry's news came late and the halting waited for
+    it), and how many had every readout right in time and still ran on (``ran_on``)."""
+    late = _latest_of_late(table)
     gap = late[HARDEST_PAST] - late[HARDEST_NEWS]  # halting after the latest answer
     return {
         "late": len(late),
-        "news_late": int((gap <= 1).sum()),
+        "news_late": int(((gap <= 1) & (late[HARDEST_NEWS] > HARDEST_PAST_BAR)).sum()),
         "ran_on": int((late[HARDEST_NEWS] <= HARDEST_PAST_BAR).sum()),
     }
+
+
+def _latest_of_late(table: pd.DataFrame) -> pd.DataFrame:
+    """The late seeds of :func:`late_kinds`, one row each: the width where each halted
+    latest (only seeds that got every hardest sum right)."""
+    right = table.groupby("seed")[HARDEST_RIGHT].transform("all").astype(bool)
+    table = table[right]  # a wrong sum's readout may never turn right
+    if table.empty:
+        return table
+    worst = table.loc[table.groupby("seed")[HARDEST_PAST].idxmax()]  # a row per seed
+    return worst[worst[HARDEST_PAST] > HARDEST_PAST_BAR]
+
+
+def ran_on_by_width(table: pd.DataFrame) -> dict[int, int]:
+    """Of the seeds that :func:`late_kinds` says ran on (every readout right in time,
+    yet halting late), the most rounds any ran past the carry at each width of the
+    table; empty when none ran on."""
+    late = _latest_of_late(table)
+    ran_on = late.loc[late[HARDEST_NEWS] <= HARDEST_PAST_BAR, "seed"]
+    runs = table[table["seed"].isin(ran_on)]
+    return {int(b): int(p) for b, p in runs.groupby("bits")[HARDEST_PAST].max().items()}
 
 
 def news_words(kinds: dict) -> str:
