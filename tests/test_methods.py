@@ -36,6 +36,9 @@ def test_the_study_table_by_hand():
     runs = seeds_study.groupby(["recipe", "seed"])["runs"].first()
     assert table.loc["seeds", "models"] == runs.sum()  # each restart is a model
     assert table.loc["live", "models"] == 5 * 20  # five trainings, twenty seeds
+    pairs = pd.read_csv(DATA / "act_pairs.csv")  # with and without, each seed
+    assert table.loc["pairs", "models"] == 2 * 20 + (pairs.groupby(
+        ["pairs as sets", "seed"])["runs"].first() - 1).sum()  # fmt: skip
     # three trainings differ without the check and restart; the others' rows are copies
     assert table.loc["first_100", "models"] == 3 * 20
     assert table.loc["waiting", "training minutes"] == ""  # it records no time

@@ -581,7 +581,7 @@ def test_ch6_pairs_values_compare_with_and_without_pairs_as_sets():
     assert values["pairs_with_interval"] == interval_text(2, 2)
     assert values["pairs_without_interval"] == interval_text(0, 2)
     assert values["pairs_news_words"].startswith(
-        "Of the 1 that got every one right but halted late, 1 halted at most a round"
+        "Of the 1 that got every one right but halted late, 1 halted within a round"
     )
 
 

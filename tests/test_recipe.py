@@ -547,3 +547,32 @@ def test_each_recipe_gives_train_ut_its_settings_written_out_by_hand():
         BOOK_ACT.n_steps = 10
     with pytest.raises(ValueError, match="UT of"):
         dataclasses.replace(BOOK_ACT, model=dataclasses.replace(BOOK_ACT.model, d_ff=8))
+
+
+def test_the_live_study_on_two_kinds_of_cpu_by_hand():
+    from recur.studies.live import CHAPTER2_CELL, CHAPTER7_DEQ
+    from recur.studies.methods import cpu_changes, cpu_words
+
+    def table(success: dict, value: float = 1.0) -> pd.DataFrame:
+        rows = [
+            {"model": name, "seed": seed, "train seconds": 10.0 + seed,
+             "value": value if seed == 0 else 1.0, "success": seed < met}
+            for name, met in success.items() for seed in range(20)
+        ]  # fmt: skip
+        return pd.DataFrame(rows)
+
+    a, b = CHAPTER2_CELL.name, CHAPTER7_DEQ.name  # both state a result
+    here = table({a: 19, b: 20})
+    there = table({a: 18, b: 20}, value=0.5).assign(**{"train seconds": 99.0})
+    changes = cpu_changes(here, there.iloc[::-1])  # rows in another order
+    # seed 0's value changed for both; seed 18 of a no longer met the bar
+    assert changes == {"changed": 3, "n": 40, "moved": {a: (19, 18)}, "crossed": [a]}
+    assert cpu_words(changes) == (
+        f"The count of seeds that met the bar moved (19 to 18 for {a}); {a} crossed "
+        "the book's bar of 19 seeds in 20."
+    )
+    same = cpu_changes(here, here.assign(**{"train seconds": 1.0}))
+    assert same == {"changed": 0, "n": 40, "moved": {}, "crossed": []}
+    assert cpu_words(same) == "No count of seeds that met the bar moved."
+    with pytest.raises(ValueError, match="same trainings and seeds"):
+        cpu_changes(here, here.iloc[1:])

@@ -119,12 +119,23 @@ def hundred_values(hundred: pd.DataFrame) -> dict:
     return prefixed("hundred", {"met": met, "n": n, "interval": interval_text(met, n)})
 
 
+def other_cpu_values(here: pd.DataFrame, there: pd.DataFrame) -> dict:
+    """The live trainings' study (``live_seeds.csv``) beside its rerun on a CPU of
+    another kind (``other_cpu/live_seeds.csv``): the rows that changed, of how many,
+    and :func:`~recur.studies.methods.cpu_words` (``cpu_``)."""
+    changes = studies.cpu_changes(here, there)
+    words = studies.cpu_words(changes)
+    return prefixed("cpu", {"changed": changes["changed"], "n": changes["n"],
+                            "words": words})  # fmt: skip
+
+
 def study_values(data="data") -> dict:
     """Every value of the appendix that its study tables in ``data`` give, and the
     fastest and slowest chapter (``bench.jsonl``, ``time_``)."""
     read = partial(read_table, data)  # read("act_give_up"): data/act_give_up.csv
     values = one_run_values(read("live_seeds_first_100"))
     values |= hundred_values(read("act_hundred"))
+    values |= other_cpu_values(read("live_seeds"), read("other_cpu/live_seeds"))
     values |= part_values(read("act_give_up")) | rounding_values(data)
     _, bench = read_bench(Path(data) / "bench.jsonl")
     values |= prefixed("time", chapter_range(bench))

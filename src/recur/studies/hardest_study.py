@@ -115,10 +115,8 @@ def news_words(kinds: dict) -> str:
     rest = kinds["late"] - kinds["news_late"] - kinds["ran_on"]
     words = (
         f"Of the {kinds['late']} that got every one right but halted late, "
-        f"{kinds['news_late']} halted at "
-        "most a round after the position's readout first became right: the carry's "
-        "news itself moved slower than a position per round through the run, and the "
-        f"halting waited for it. In {kinds['ran_on']}, every readout was right in time "
-        "and positions ran on regardless"
+        f"{kinds['news_late']} halted within a round of their answer first turning "
+        "right: the carry's news itself was slow. In "
+        f"{kinds['ran_on']}, every answer was right in time and positions ran on"
     )
     return words + (f"; the other {rest} did some of each." if rest else ".")

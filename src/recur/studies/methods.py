@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 
 from recur.core import seeds
-from recur.studies.live import FIRST_100_DIFFERS
+from recur.core.bars import ROBUST
+from recur.studies.live import FIRST_100_DIFFERS, RESULTS, SEEDS_NEEDED
 from recur.studies.seed_study import changed_outcomes, count_range
 
 ONE_RUN_NAMES = tuple(t.name for t in FIRST_100_DIFFERS)  # the one-run study's own
@@ -28,6 +29,8 @@ class Study:
     seeds: str  # the name of its entry in recur.core.seeds
     # the models it trains, where its table also holds rows copied from another study
     trains: tuple[str, ...] = ()
+    # the column that tells its settings apart, where it is not the table's first
+    setting: str | None = None
 
 
 STUDY_TABLES = (
@@ -51,7 +54,7 @@ STUDY_TABLES = (
           f"{ACT} third_run_every", "third run"),
     Study("pairs", "act_pairs.csv",
           "each pair read as a set or not: the hardest sums of 8 to 64 bits",
-          f"{ACT} pairs", "pairs as sets"),
+          f"{ACT} pairs", "pairs as sets", setting="pairs as sets"),
     Study("seeds", "act_seeds.csv",
           "Chapter 6's procedure and the simpler one, twenty seeds each",
           f"{ACT} seeds", "twenty seeds"),
@@ -60,10 +63,10 @@ STUDY_TABLES = (
     Study("wide", "act_wide.csv", "twenty seeds again, tested up to 1,024 bits",
           f"{ACT} wide", "twenty seeds"),
     Study("hundred", "act_hundred.csv",
-          "Chapter 6's procedure alone, a hundred seeds, tested like the seeds study",
+          "Chapter 6's procedure alone, a hundred seeds",
           f"{ACT} hundred", "hundred seeds"),
     Study("hundred_wide", "act_hundred_wide.csv",
-          "the hundred seeds again, tested up to 1,024 bits",
+          "the same, tested up to 1,024 bits",
           f"{ACT} hundred_wide", "hundred seeds"),
     Study("live", "live_seeds.csv", "the live trainings of Chapters 2, 3, 4 and 7",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2", "live trainings"),
@@ -91,12 +94,14 @@ STUDY_TABLES = (
 TIME_COLUMNS = ("train seconds", "seconds")
 
 
-def training_seconds(table: pd.DataFrame) -> float | None:
+def training_seconds(table: pd.DataFrame, setting: str | None = None) -> float | None:
     """The training seconds a study's table records, summed over its runs (a run's
-    time is repeated on each of its rows), or None where it records none."""
+    time is repeated on each of its rows), or None where it records none. A run is
+    a setting and a seed: ``setting`` names its column, else the table's first."""
     for column in TIME_COLUMNS:
         if column in table:
             keys = [c for c in table.columns[:2] if c != column]  # setting, seed
+            keys = [setting, "seed"] if setting else keys
             return float(table.groupby(keys)[column].first().sum())
     return None
 
@@ -110,23 +115,23 @@ def study_table(data: Path) -> pd.DataFrame:
         table = pd.read_csv(data / study.table)
         if study.trains:  # the other rows are another study's runs
             table = table[table["model"].isin(study.trains)]
-        seconds = training_seconds(table)
+        seconds = training_seconds(table, study.setting)
         rows.append({
             "study": study.name, "measures": study.measures, "seeds": study.seeds,
-            "models": _models(table),
+            "models": _models(table, study.setting),
             "training minutes": "" if seconds is None else round(seconds / 60, 1),
         })  # fmt: skip
     return pd.DataFrame(rows).set_index("study")
 
 
-def _models(table: pd.DataFrame) -> int:
+def _models(table: pd.DataFrame, setting: str | None = None) -> int:
     if "model" in table:  # the live study: one row per model and seed
         return int(table.groupby(["model", "seed"]).ngroups)
     if "method" in table:  # Chapter 7: one row per method, seed and width
         return int(table.groupby(["method", "seed"]).ngroups)
     if "attempts" in table:  # the browser study: one row per seed, its runs counted
         return int(table["attempts"].sum())
-    return models_trained(table)
+    return models_trained(table, setting)
 
 
 def commands() -> dict:
@@ -226,9 +231,54 @@ def choose_report_overlap(studies=seeds.REGISTRY) -> list[int]:
     return sorted(shared)
 
 
-def models_trained(table: pd.DataFrame) -> int:
+def models_trained(table: pd.DataFrame, setting: str | None = None) -> int:
     """How many models a study trained, from the table it wrote: one per (setting,
-    seed), the setting being the table's first column; where a ``runs`` column
-    counts restarts, each restart is one more model."""
-    runs = table.groupby([table.columns[0], "seed"]).first()  # (settings x seeds, ...)
+    seed), the setting being the column ``setting`` or else the table's first; where
+    a ``runs`` column counts restarts, each restart is one more model."""
+    column = setting or table.columns[0]
+    runs = table.groupby([column, "seed"]).first()  # (settings x seeds, ...)
     return int(runs["runs"].sum()) if "runs" in runs else len(runs)
+
+
+def cpu_changes(here: pd.DataFrame, there: pd.DataFrame) -> dict:
+    """Two :func:`live_seed_runs` tables of the same trainings and seeds, written on
+    two kinds of CPU: how many rows differ in anything but training seconds
+    (``changed``, of ``n``); per training whose count of seeds that met the bar
+    moved, that count here and there (``moved``); and the trainings whose result a
+    chapter states that met it for at least :data:`SEEDS_NEEDED` seeds on one CPU and
+    not on the other (``crossed``)."""
+    columns = [c for c in here.columns if "seconds" not in c]
+    if sorted(columns) != sorted(c for c in there.columns if "seconds" not in c):
+        raise ValueError("the two tables must have the same columns")
+    keys = ["model", "seed"]
+    a, b = (t[columns].set_index(keys).sort_index() for t in (here, there))
+    if not a.index.equals(b.index):
+        raise ValueError("the two tables must hold the same trainings and seeds")
+    same = (a == b) | (a.isna() & b.isna())  # (rows, columns)
+    met = {name: (int(a.loc[name, "success"].sum()), int(b.loc[name, "success"].sum()))
+           for name in a.index.unique("model")}  # fmt: skip
+    moved = {name: counts for name, counts in met.items() if counts[0] != counts[1]}
+    states = {t.name for t in RESULTS}
+    crossed = [name for name, (x, y) in moved.items() if name in states
+               and (x >= SEEDS_NEEDED) != (y >= SEEDS_NEEDED)]  # fmt: skip
+    return {"changed": int((~same.all(axis=1)).sum()), "n": len(a),
+            "moved": moved, "crossed": crossed}  # fmt: skip
+
+
+def cpu_words(changes: dict) -> str:
+    """What a page may say of :func:`cpu_changes`, after a sentence that gives the rows
+    that changed: whose counts of seeds moved, and whether a stated result crossed the
+    book's bar."""
+    moved = [f"{x} to {y} for {name}" for name, (x, y) in changes["moved"].items()]
+    if not moved:
+        return "No count of seeds that met the bar moved."
+    listed = moved[0] if len(moved) == 1 else f"{', '.join(moved[:-1])} and {moved[-1]}"
+    crossed = changes["crossed"]
+    bar = f"the book's bar of {SEEDS_NEEDED} seeds in {ROBUST[1]}"
+    verdict = (
+        f"no result a chapter states crossed {bar}"
+        if not crossed
+        else f"{' and '.join(crossed)} crossed {bar}"
+    )
+    counts = "count" if len(moved) == 1 else "counts"
+    return f"The {counts} of seeds that met the bar moved ({listed}); {verdict}."
