@@ -194,8 +194,9 @@ def hundred_values(hundred: pd.DataFrame) -> dict:
     its counts as :func:`recipe_counts` gives the twenty seeds' (``seeds_hundred_``,
     ``hard_hundred_``)."""
     values = recipe_counts(hundred, "hundred", "BOOK_ACT")
-    kinds = hs.late_kinds(hundred[hundred["recipe"] == "BOOK_ACT"])
-    ran_on = hs.ran_on_by_width(hundred[hundred["recipe"] == "BOOK_ACT"])
+    book = hundred[hundred["recipe"] == "BOOK_ACT"]  # the procedure alone, as counted
+    kinds = hs.late_kinds(book)
+    ran_on = hs.ran_on_by_width(book)
     kinds |= {f"ran_on_{b}": ran_on.get(b, 0) for b in (16, 64)}
     return values | prefixed("hard_hundred", kinds)
 
