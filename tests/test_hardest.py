@@ -90,6 +90,7 @@ from recur.chapters.ch6_hardest import (  # noqa: E402
     HARDEST_RIGHT,
     first_right_round,
     hardest_table,
+    hardest_words,
     readouts_by_round,
 )
 from recur.core.intervals import interval_range, interval_words, wilson  # noqa: E402
@@ -222,3 +223,26 @@ def test_ran_on_by_width_by_hand():
     assert late_kinds(table) == {"late": 4, "news_late": 1, "ran_on": 3}
     assert ran_on_by_width(table) == {16: 5, 64: 40}
     assert ran_on_by_width(table[table["seed"] == 3]) == {}
+
+
+def test_hardest_words_by_hand():
+    """On time at every width up to ``up_to``; else each width's wrong sums, then each
+    width's rounds past the carry, and widths above ``up_to`` left out."""
+    summary = pd.DataFrame(
+        {"right": [12, 12, 11, 10], "of": [12, 12, 12, 12],
+         "most rounds past the carry": [0, 1, 1, 5]},
+        index=pd.Index([8, 16, 32, 128], name="bits"),
+    )  # fmt: skip
+    assert (
+        hardest_words(summary.loc[[8, 16]], 1)
+        == "was on time at each width from 8 to 16 bits"
+    )
+    assert hardest_words(summary, 1) == "got 11 of 12 right at 32 bits"
+    assert hardest_words(summary, 1, up_to=128) == (
+        "got 11 of 12 right at 32 bits; got 10 of 12 right at 128 bits; "
+        "ran 5 rounds past the carry at 128 bits"
+    )
+    assert (
+        hardest_words(summary.loc[[8, 16]], 0)
+        == "ran 1 round past the carry at 16 bits"
+    )

@@ -108,7 +108,7 @@ REGISTRY = (
     Seeds("give-up step", 860, 899, None, CHOOSE,
           "the step at which a first run gives up (act_give_up.csv)"),
     Seeds("third run", 900, 919, CANDIDATE_SUMS, CHOOSE,
-          "a third run, and training on the running sums only (act_third_run_*.csv)"),
+          "a third run, and training on unhalted sums only (act_third_run_*.csv)"),
     Seeds("pairs as sets", 940, 959, CANDIDATE_SUMS, CHOOSE,
           "reading each pair of bits as a set: the hardest sums of 8 to 64 bits, "
           "with it and without it (act_pairs.csv)"),

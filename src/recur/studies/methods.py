@@ -48,7 +48,7 @@ STUDY_TABLES = (
           f"{ACT_SCRIPT} waiting", "recipe pieces"),
     Study("give_up", "act_give_up.csv", "every check of first runs: the give-up step",
           f"{ACT} give_up", "give-up step"),
-    Study("third_run_rows", "act_third_run_rows.csv", "a third run, running sums only",
+    Study("third_run_rows", "act_third_run_rows.csv", "a third run, unhalted sums only",
           f"{ACT} third_run_rows", "third run"),
     Study("third_run_every", "act_third_run_every.csv", "a third run, every sum",
           f"{ACT} third_run_every", "third run"),

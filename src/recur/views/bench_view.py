@@ -139,9 +139,9 @@ LABELS = {
         ),
         (
             r"rows_only_seconds_per_step_running_sums",
-            "a training step after 600, running sums only",
+            "a training step after 600, unhalted sums only",
         ),
-        (r"rows_only_over_every_sum", "time ratio, running sums only / every sum"),
+        (r"rows_only_over_every_sum", "time ratio, unhalted sums only / every sum"),
         (r"act_ut_training_seconds$", "training time, median"),
         (r"act_ut_training_seconds_slowest", "training time, slowest seed"),
         (r"act_ut_restarted", "runs that restarted"),
