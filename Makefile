@@ -21,6 +21,10 @@ book: $(STAMP)                     ## build _build/html, executing every chapter
 	    -o -name '*.jsonl' \) -newer _build/.src-stamp)" ]; then \
 	    echo "src/ or book/data changed: re-executing every chapter"; \
 	    rm -rf _build/.jupyter_cache _build/.doctrees; fi
+	@# Sphinx copies book/_extra (the page's scripts and styles) only when a page is
+	@# rebuilt: one changed, so rebuild the pages (from the cache, without executing)
+	@if [ -f _build/.src-stamp ] && [ -n "$$(find book/_extra -type f -newer _build/.src-stamp \
+	    -not -path '*/_static/models/*')" ]; then rm -rf _build/.doctrees; fi
 	@# the chapters write their trained models for the page as they run: none, run them
 	@if [ ! -d book/_extra/_static/models ]; then rm -rf _build/.jupyter_cache _build/.doctrees; fi
 	@# the page has no kernel: the explorers show their text fields read-only.

@@ -358,6 +358,24 @@ def _figures_keep_their_shape(page, name) -> list[str]:
     ]
 
 
+def _code_lines_do_not_wrap(page, name) -> list[str]:
+    """At 1280 px every line of a code cell fits its box: a line that wraps breaks
+    the code's shape (``book/ruff.toml`` keeps the notebooks' lines to 79)."""
+    wrapped = page.eval_on_selector_all(
+        "div.cell_input pre",
+        """els => els.map(pre => {
+            const style = getComputedStyle(pre);
+            const inner = pre.clientHeight - parseFloat(style.paddingTop)
+                - parseFloat(style.paddingBottom);
+            const lines = pre.textContent.replace(/\\n$/, '').split('\\n');
+            return [lines.length, Math.round(inner / parseFloat(style.lineHeight)),
+                    lines.reduce((a, b) => (b.length > a.length ? b : a), '')];
+        }).filter(([written, shown]) => shown > written)""",
+    )
+    return [f"{shown} lines shown for {n}, the longest: {longest}"
+            for n, shown, longest in wrapped]  # fmt: skip
+
+
 def _passes_the_accessibility_check(page, name) -> list[str]:
     return [f"axe: {v}" for v in _axe_violations(page)]
 
@@ -370,6 +388,7 @@ DESKTOP = (
     _display_maths_fits,
     _one_search_field,
     _figures_keep_their_shape,
+    _code_lines_do_not_wrap,
     _passes_the_accessibility_check,  # last: it adds axe-core's script to the page
 )
 
@@ -423,7 +442,7 @@ def test_a_page_at_desktop_width(page, site, name):
     """Loaded once at 1280 px: no error or traceback, every figure loaded with alt
     text and a full-size link and at its own shape, maths typeset and no wider than
     the column, no field that takes typing nothing reads, one search field in sight,
-    the accessibility check passed."""
+    no line of code wrapped, the accessibility check passed."""
     open_page(page, site, name)
     _run_checks(page, name, DESKTOP)
 
@@ -440,7 +459,7 @@ def test_a_page_on_a_phone(page, site, name):
 def test_each_check_of_a_page_can_fail(page, site):
     """A broken page goes red in the combined tests: an image without alt text, an
     inert field, a second search field, a figure squashed sideways at 1280 and 420 px,
-    a page too wide on a phone."""
+    a line of code too long for its box, a page too wide on a phone."""
     open_page(page, site, "book/05_act.html")
     page.evaluate(
         """() => {
@@ -458,6 +477,8 @@ def test_each_check_of_a_page_can_fail(page, site):
         const figure = article.querySelector('img:not([id^=_anim_img])');
         figure.style.setProperty('width', '2000px');
         figure.style.setProperty('height', '329px', 'important');
+        const code = article.querySelector('div.cell_input pre');
+        code.append('\\nx = 1  # ' + 'a comment far too long '.repeat(4));
         }"""
     )
     found = {check.__name__: check(page, "planted") for check in DESKTOP[:3]}
@@ -465,6 +486,7 @@ def test_each_check_of_a_page_can_fail(page, site):
     assert found["_no_field_takes_typing_that_nothing_reads"]
     assert _one_search_field(page, "planted") == ["2 search fields in sight"]
     assert len(_figures_keep_their_shape(page, "planted")) == 1
+    assert len(_code_lines_do_not_wrap(page, "planted")) == 1
     page.set_viewport_size({"width": 420, "height": 900})
     assert _nothing_widens_the_page(page, "planted")
     assert len(_figures_keep_their_shape(page, "planted")) == 1
