@@ -100,8 +100,8 @@ def training_seconds(table: pd.DataFrame, setting: str | None = None) -> float |
     a setting and a seed: ``setting`` names its column, else the table's first."""
     for column in TIME_COLUMNS:
         if column in table:
-            keys = [c for c in table.columns[:2] if c != column]  # setting, seed
-            keys = [setting, "seed"] if setting else keys
+            first_two = [c for c in table.columns[:2] if c != column]  # setting, seed
+            keys = [setting, "seed"] if setting else first_two
             return float(table.groupby(keys)[column].first().sum())
     return None
 
