@@ -296,6 +296,7 @@ def _run(args) -> None:
             for row in table.to_dict("records"):
                 print(json.dumps({"study": name} | row), flush=True)
             table.to_csv(out, index=False)
+            jobs.record(out)
             jobs.finish()
         print(f"wrote {out}", flush=True)
 

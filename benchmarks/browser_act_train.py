@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from conftest import CHROMIUM_FLAGS, _chromium  # noqa: E402
 from recur.chapters.ch6_hardest import hardest_columns  # noqa: E402
+from recur.core.machine import write_machine_record  # noqa: E402
 from recur.core.seeds import by_name  # noqa: E402
 from recur.core.tasks import twice_width_plus_one  # noqa: E402
 from recur.models.ut import UniversalTransformer  # noqa: E402
@@ -144,6 +145,7 @@ def main() -> None:
             page.add_script_tag(path=str(script))
         seeds = list(range(first, last + 1))
         results = page.evaluate(DRIVER, [seeds, args.jobs, args.variant, args.workers])
+        chromium = f"Chromium {browser.version}"
         browser.close()
         args.out.mkdir(parents=True, exist_ok=True)
         raw = args.out / f".{OUT.stem}_raw.json"  # kept in case what follows fails
@@ -157,6 +159,8 @@ def main() -> None:
         table["jobs"], table["workers"] = args.jobs, args.workers
         table["variant"] = args.variant
         table.to_csv(out, index=False)
+        # trained in the browser (JavaScript); torch only reads the trained models
+        write_machine_record(out, cores=args.jobs, trained_in=chromium)
         raw.unlink()
     print(f"wrote {out} in {time.perf_counter() - start:.0f} s")
 

@@ -25,6 +25,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from conftest import CHROMIUM_FLAGS, _chromium  # noqa: E402
+from recur.core.machine import write_machine_record  # noqa: E402
 from recur.core.seeds import BROWSER_SUMS, by_name  # noqa: E402
 from recur.core.tasks import random_batch  # noqa: E402
 from recur.models.cell import LocalCell  # noqa: E402
@@ -128,6 +129,7 @@ def main() -> None:
         page.add_script_tag(content="function warning() {}")  # explorers.js's, unused
         page.add_script_tag(path=str(SCRIPT))
         results = page.evaluate(DRIVER, [list(range(first, last + 1)), args.jobs])
+        chromium = f"Chromium {browser.version}"
         browser.close()
         rows = []
         for result in sorted(results, key=lambda r: r["seed"]):
@@ -139,6 +141,8 @@ def main() -> None:
         table["jobs"] = args.jobs
         args.out.mkdir(parents=True, exist_ok=True)
         table.to_csv(out, index=False)
+        # trained in the browser (JavaScript); torch only reads the trained models
+        write_machine_record(out, cores=args.jobs, trained_in=chromium)
     print(f"wrote {out} in {time.perf_counter() - start:.0f} s")
 
 

@@ -156,6 +156,7 @@ def main() -> None:
             tables = run(**seeds)
             for name, table in tables.items():
                 table.to_csv(args.out / f"{name}.csv", index=False)
+                jobs.record(args.out / f"{name}.csv")
             jobs.finish()
 
 

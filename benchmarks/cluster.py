@@ -37,6 +37,8 @@ from distributed import Client, LocalCluster, as_completed
 from tqdm import tqdm
 
 from recur.core.device import jobs_run_by, one_thread_job
+from recur.core.machine import machine_record, write_machine_record
+from recur.core.numerics import pins_wanted
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 RETRIES = 2  # a job that raises is tried this many more times before the study fails
@@ -90,6 +92,11 @@ def writes_the_books_tables(out: Path) -> bool:
     """Whether a study run into ``out`` replaces the tables the book reads: only such a
     run counts as the study's last full run (``last_run.py``)."""
     return Path(out).resolve() == DATA.resolve()
+
+
+def json_key(record: dict) -> str:
+    """A worker's record without its date, as a key: equal for the same machine."""
+    return repr(sorted((k, v) for k, v in record.items() if k != "date"))
 
 
 def task_key(fn: Callable, task) -> str:
@@ -157,6 +164,33 @@ class ClusterJobs:
         """The study's table is written: its partial results are no longer needed."""
         shutil.rmtree(self.store.folder, ignore_errors=True)
 
+    def worker_records(self) -> list[dict]:
+        """Each worker's machine record, taken on the worker: its CPU and the numerics
+        its trainings compute with."""
+        return list(self.client.run(machine_record, 1).values())
+
+    def check_pins(self) -> list[dict]:
+        """The workers' records; a ``RuntimeError`` naming the first worker whose CPU
+        numerics are not the book's pins (unless ``RECUR_UNPINNED=1`` here)."""
+        records = self.worker_records()
+        for record in records:
+            if pins_wanted() and not record["pinned"]:
+                raise RuntimeError(
+                    f"a Dask worker computes with unpinned CPU numerics: {record}; "
+                    "start it from this repository (its recur pins them on import) "
+                    "and do not import torch in its preload"
+                )
+        return records
+
+    def record(self, table: Path, **extra) -> Path:
+        """Write ``table``'s machine record: the workers' CPU (every distinct one when
+        they differ), numerics and count; ``extra``: what else a reader needs."""
+        records = self.worker_records()
+        workers = [dict(r) for r in {json_key(r): r for r in records}.values()]
+        extra |= {k: v for k, v in workers[0].items() if k not in ("cores", "date")}
+        extra |= {"workers": workers} if len(workers) > 1 else {}
+        return write_machine_record(table, cores=len(records), **extra)
+
 
 class Progress:
     """One bar over a study's jobs: done (those kept from an earlier run counted from
@@ -216,7 +250,6 @@ def study_cluster(
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=":0",
-                    env={"OMP_NUM_THREADS": "1"},
                 )
             )
             client = stack.enter_context(Client(cluster))
@@ -224,5 +257,6 @@ def study_cluster(
         runner = ClusterJobs(
             client, ResultStore(out / ".partial" / name), out / f"{name}.log"
         )
+        runner.check_pins()
         stack.enter_context(jobs_run_by(runner))
         yield runner

@@ -78,6 +78,8 @@ def _study(args, trainings: list, name: str) -> pd.DataFrame:
             first_100=args.first_100,
             **seeds,
         )
+        copied = "the rows of models that train alike in both: live_seeds.csv's"
+        jobs.record(args.out / f"{name}.csv", **({"copied": copied} if same else {}))
         jobs.finish()
     if same:
         chapter = pd.read_csv(DATA / "live_seeds.csv")

@@ -31,6 +31,7 @@ from recur.chapters.ch7_costs import attention_costs
 from recur.chapters.ch7_fixed_points import training_memory
 from recur.core.carry import longest_chains, parallel_add
 from recur.core.device import cpu_threads, seed_everything
+from recur.core.machine import machine_record, sidecar_path, write_machine_record
 from recur.core.seeds import BENCH_CELL_SUMS, BENCH_SUMS, by_name
 from recur.core.tasks import random_batch
 from recur.models import attention
@@ -67,15 +68,17 @@ def run_bench(name: str, *args, **kwargs) -> None:
 
 
 def machine() -> dict:
-    """What the numbers were measured on."""
+    """What the numbers were measured on: the CPU and its numerics
+    (:func:`recur.core.machine.machine_record`) and the GPU, if any."""
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    record = machine_record()
     return {
         "machine": platform.machine(),
         "cpu cores": os.cpu_count(),
         "torch": torch.__version__,
         "gpu": gpu,
         "date": time.strftime("%Y-%m-%d"),
-    }
+    } | {k: record[k] for k in ("cpu", "aten_capability", "mkl_cbwr", "pinned")}
 
 
 def write_results(path: Path, keep: tuple[str, ...] = ()) -> None:
@@ -88,6 +91,16 @@ def write_results(path: Path, keep: tuple[str, ...] = ()) -> None:
     kept = [r for r in old if r["name"].startswith(keep) and r["name"] not in new]
     lines = [json.dumps(machine())] + [json.dumps(row) for row in kept + RESULTS]
     path.write_text("\n".join(lines) + "\n")
+    write_machine_record(path, written_by="make bench")
+
+
+def _record_update(path: Path, names: list[str]) -> None:
+    """After ``--only NAMES``: the record says which entries this machine wrote and
+    keeps the record of the run that wrote the others (``earlier``)."""
+    sidecar = sidecar_path(path)
+    earlier = json.loads(sidecar.read_text()) if sidecar.exists() else None
+    written_by = f"make bench --only {' '.join(names)} (these entries)"
+    write_machine_record(path, written_by=written_by, earlier=earlier)
 
 
 def median_seconds(fn, repeats: int = 5) -> float:
@@ -164,6 +177,38 @@ def bench_under_load(repeats: int = 2) -> None:
         emit(f"shared_seconds_alone{label}", alone, "s")
         emit(f"shared_seconds_beside_busy{label}", loaded, "s")
         emit(f"shared_under_load_ratio{label}", loaded / alone, "ratio")
+
+
+def _pins_run(pinned: bool) -> dict:
+    """``pins_cost.py`` in a fresh process, pinned or not (one thread either way)."""
+    levels = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_CBWR")
+    env = {k: v for k, v in os.environ.items() if pinned or k not in levels}
+    env |= {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    env |= {} if pinned else {"RECUR_UNPINNED": "1"}
+    script = Path(__file__).with_name("pins_cost.py")
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, check=True
+    )
+    return json.loads(done.stdout.decode().splitlines()[-1])
+
+
+def bench_pins(repeats: int = 4) -> None:
+    """``pins_slowdown_*``: seconds of Chapter 2's and Chapter 6's trainings with the
+    CPU's numerics pinned (``recur.core.numerics``) over the same with this CPU's own
+    kernels, one thread each; fresh processes, interleaved, after one warm-up pair."""
+    runs = {True: [], False: []}
+    for i in range(repeats + 1):
+        for pinned in (True, False):
+            run = _pins_run(pinned)
+            assert run["pinned"] == pinned, run
+            if i:  # the first pair warms the disk cache and the CPU's clock
+                runs[pinned].append(run)
+    for name in ("cell", "act_ut"):
+        pinned = statistics.median(r[f"{name}_seconds"] for r in runs[True])
+        own = statistics.median(r[f"{name}_seconds"] for r in runs[False])
+        emit(f"pins_{name}_seconds_pinned", pinned, "s")
+        emit(f"pins_{name}_seconds_unpinned", own, "s")
+        emit(f"pins_slowdown_{name}", pinned / own, "ratio")
 
 
 def bench_ut_step(d_model: int = 256, n_heads: int = 8, d_ff: int = 1024) -> None:
@@ -345,6 +390,7 @@ def bench_devices(
                 emit(f"{name}_seconds_per_100_steps_b{batch}_{device}", per_100, "s")
     table = pd.DataFrame(rows)
     table.to_csv(BOOK / "data" / out, index=False)  # an absolute ``out`` stays as is
+    write_machine_record(BOOK / "data" / out, written_by="make bench")
     return table
 
 
@@ -363,6 +409,7 @@ def bench_attention(out: Path = BOOK / "data" / "attention_costs.csv") -> None:
         gpu = attention_costs(block.to("cuda"), sizes, repeats=5)
         table = pd.concat([table, gpu.assign(device="cuda")], ignore_index=True)
     table.to_csv(out, index=False)
+    write_machine_record(out, written_by="make bench")
     for device, rows in table.groupby("device"):
         at = rows.set_index(["n", "attention"])
         for n in (1024, 4096):
@@ -452,7 +499,7 @@ def gpu_bench() -> None:
 
 # make bench's bench_* functions, in order (bench_chapters runs after them)
 CPU_BENCHES = ("carry", "shared", "under_load", "ut_step", "two_slots", "rows_only")
-CPU_BENCHES += ("act_ut", "deq")
+CPU_BENCHES += ("act_ut", "deq", "pins")
 CPU_BENCHES += ("attention", "devices")
 
 
@@ -467,7 +514,11 @@ def update(names: list[str], path: Path = BOOK / "data" / "bench.jsonl") -> None
     new = {row["name"] for row in RESULTS}
     kept = [r for r in old[1:] if r["name"] not in new and r.get("by") not in names]
     RESULTS[:0] = kept
+    record = sidecar_path(path).read_text() if sidecar_path(path).exists() else None
     write_results(path)
+    if record is not None:  # write_results wrote this run's: put the earlier back
+        sidecar_path(path).write_text(record)
+    _record_update(path, names)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import recur  # noqa: F401  (first: it pins the CPU's numerics before torch starts)
 from fake_accelerator import PretendDevice
 
 ROOT = Path(__file__).resolve().parents[1]

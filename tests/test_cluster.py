@@ -1,13 +1,16 @@
 """The studies on a Dask cluster (benchmarks/cluster.py): the same rows as a serial
 run, each result kept as it comes (a study resumes), a killed worker's job run again."""
 
+import json
 import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
+from distributed import Client
 
 from conftest import load_script
 from recur.core.device import jobs_run_by
@@ -130,14 +133,12 @@ def scheduler_by_hand():
     machines (``dask scheduler``, ``dask worker ADDRESS``): their address."""
     import subprocess
     import sys
-    from pathlib import Path
-
-    from distributed import Client
 
     dask = str(Path(sys.executable).with_name("dask"))
     address = f"tcp://127.0.0.1:{_free_port()}"
     port = address.rsplit(":", 1)[1]
-    env = os.environ | {"OMP_NUM_THREADS": "1"}
+    # levels other than the pins: a worker's first task pins them (recur's import)
+    env = os.environ | {"ATEN_CPU_CAPABILITY": "avx512", "MKL_CBWR": "AUTO"}
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
     scheduler = [dask, "scheduler", "--host", "127.0.0.1", "--port", port]
     started = [subprocess.Popen([*scheduler, "--dashboard-address", ":0"], **quiet)]
@@ -173,3 +174,22 @@ def test_a_study_against_a_scheduler_by_address_has_the_serial_rows(
     assert not (tmp_path / ".partial" / "tiny").exists()
     log = (tmp_path / "tiny.log").read_text()
     assert f"{len(kept)}/{len(kept)} done" in log
+
+
+def test_the_workers_started_by_hand_compute_with_the_pins(scheduler_by_hand):
+    """``dask worker ADDRESS`` started from an environment that asks for other
+    levels: the first task imports recur there, which pins them before torch."""
+    with Client(scheduler_by_hand, timeout=60) as client:
+        jobs = cluster.ClusterJobs(client, cluster.ResultStore(Path("unused")))
+        records = jobs.check_pins()
+    assert len(records) == 2
+    assert all(r["pinned"] and r["torch_threads"] == 1 for r in records), records
+
+
+def test_a_studys_table_records_its_workers_machine(tmp_path):
+    with cluster.study_cluster("tiny", jobs=1, out=tmp_path) as jobs:
+        table = tmp_path / "tiny.csv"
+        table.write_text("seed\n0\n")
+        jobs.record(table)
+    record = json.loads((tmp_path / "tiny.machine.json").read_text())
+    assert record["pinned"] and record["cores"] == 1 and record["table"] == "tiny.csv"

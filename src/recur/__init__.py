@@ -7,6 +7,13 @@ them ``views`` (figures, widgets, page text), which reads models and tables and 
 trains. On top, ``pages`` gives each page of the book the values it glues, from all of
 them. Each module imports only its own layer and those below it; ``chapters`` and
 ``studies`` may also use ``views.text``'s words (``tests/test_layers.py``).
+
+Importing ``recur`` pins the CPU's numerics first (:mod:`recur.core.numerics`), before
+any module of it imports torch.
 """
+
+from recur.core.numerics import pin_cpu_numerics
+
+pin_cpu_numerics()
 
 __version__ = "0.1.0"
