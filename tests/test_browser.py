@@ -179,9 +179,13 @@ def test_the_intro_offers_a_bundle_that_can_run(page, site):
     response = page.request.get(f"{site}/book/{href}")
     assert response.ok, href
     names = zipfile.ZipFile(io.BytesIO(response.body())).namelist()
+    # the pins come with the library; the methods appendix reads data/'s subfolders
     for needed in ("book/06_act_ut.ipynb", "src/recur/models/ut.py",
-                   "book/data/act_seeds.csv", "requirements.txt", "pyproject.toml",
-                   "HOW-TO-RUN.txt"):  # fmt: skip
+                   "src/recur/core/numerics.py", "book/data/act_seeds.csv",
+                   "book/data/act_seeds.machine.json",
+                   "book/data/other_cpu/live_seeds.csv",
+                   "book/data/unpinned/act_tau.csv", "requirements.txt",
+                   "pyproject.toml", "HOW-TO-RUN.txt"):  # fmt: skip
         assert f"one-more-round/{needed}" in names, needed
 
 

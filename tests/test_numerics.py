@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 from jupyter_client.manager import start_new_kernel
@@ -139,3 +140,17 @@ def test_a_tables_record_sits_beside_it_and_reads_back(tmp_path):
     assert record["cores"] == 2 and record["written_by"] == "a study"
     assert record["pinned"] and record["aten_capability"] in ("AVX2", "DEFAULT")
     assert record["cpu"] and record["torch"].startswith("2.")
+
+
+def _tables() -> list:
+    data = Path(__file__).parents[1] / "book" / "data"
+    found = [*data.glob("*.csv"), *data.glob("*.json*"), *data.glob("*/*.csv")]
+    return sorted(p for p in found if not p.name.endswith(machine.SIDECAR))
+
+
+@pytest.mark.parametrize("table", _tables(), ids=lambda p: p.name)
+def test_every_committed_table_says_where_it_ran(table):
+    record = json.loads(machine.sidecar_path(table).read_text())
+    assert record["table"] == table.name
+    assert record["cpu"] and record["date"] and record["torch"]
+    assert isinstance(record["pinned"], bool)

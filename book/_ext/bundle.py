@@ -11,7 +11,8 @@ import zipfile
 from pathlib import Path
 
 NAME = "one-more-round.zip"
-PARTS = ["book/*.ipynb", "book/*.md", "book/*.bib", "book/data/*", "src/recur/**/*.py"]
+PARTS = ["book/*.ipynb", "book/*.md", "book/*.bib", "book/data/**/*"]
+PARTS += ["src/recur/**/*.py"]
 FILES = ["README.md", "requirements.txt", "pyproject.toml", "_config.yml", "_toc.yml"]
 HOW_TO = """One More Round: the notebooks, their data and the library they import.
 

@@ -28,7 +28,8 @@ from recur.views.bench_view import (
 PEAK = [f"deq_peak_mib_{m}_{r}{e}" for m in ("implicit", "unrolled") for r in (9, 36)
         for e in ("", "_min", "_max")]  # fmt: skip
 QUOTED = ["shared_under_load_ratio", "shared_under_load_ratio_2_threads",
-          "two_slots_over_unfolded", *PEAK]  # fmt: skip
+          "two_slots_over_unfolded", "pins_slowdown_cell", "pins_slowdown_act_ut",
+          *PEAK]  # fmt: skip
 GPU_MODELS = {"shared": "shared", "act": "act_ut"}  # glue key: the devices' model
 # the kinds of attention, by glue key
 ATTENTION = {"masked": "masked local", "banded": "banded local", "full": "full"}

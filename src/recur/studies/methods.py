@@ -4,6 +4,7 @@ committed table records."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -282,3 +283,27 @@ def cpu_words(changes: dict) -> str:
     )
     counts = "count" if len(moved) == 1 else "counts"
     return f"The {counts} of seeds that met the bar moved ({listed}); {verdict}."
+
+
+def rows_in_common(here: pd.DataFrame, there: pd.DataFrame) -> dict:
+    """Two tables of one study written on two machines: the rows of each (``here``,
+    ``there``) and how many rows of ``here`` have an equal row in ``there``, every
+    column but the times compared (``equal``; each row of ``there`` matched once)."""
+    columns = [c for c in here.columns if "seconds" not in c]
+    if sorted(columns) != sorted(c for c in there.columns if "seconds" not in c):
+        raise ValueError("the two tables must have the same columns")
+
+    def rows(table: pd.DataFrame) -> Counter:
+        return Counter(table[columns].astype(str).itertuples(index=False))  # NaN: "nan"
+
+    common = rows(here) & rows(there)
+    return {"here": len(here), "there": len(there), "equal": sum(common.values())}
+
+
+def trained_rows(table: pd.DataFrame, name: str) -> pd.DataFrame:
+    """The rows a study's run trained itself: in the one-run study
+    (``live_seeds_first_100``) those of its own trainings, the others being copied
+    from ``live_seeds.csv``; every row of any other table."""
+    if name != "live_seeds_first_100":
+        return table
+    return table[table["model"].isin(ONE_RUN_NAMES)]

@@ -115,6 +115,14 @@ LABELS = {
             "slowdown beside a busy process, 2 threads",
         ),
     ],
+    "CPU numerics": [
+        (r"pins_cell_seconds_pinned", "Chapter 2's cell, 300 steps, numerics pinned"),
+        (r"pins_cell_seconds_unpinned", "the same, the CPU's own kernels"),
+        (r"pins_slowdown_cell", "Chapter 2's cell: pinned time / the CPU's own"),
+        (r"pins_act_ut_seconds_pinned", "Chapter 6's model, 100 steps, pinned"),
+        (r"pins_act_ut_seconds_unpinned", "the same, the CPU's own kernels"),
+        (r"pins_slowdown_act_ut", "Chapter 6's model: pinned time / the CPU's own"),
+    ],
     "Chapter 4": [
         (
             r"ut_step_ratio_vs_torch_encoder_layer",

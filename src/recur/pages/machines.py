@@ -1,0 +1,116 @@
+"""The methods appendix's "Machines and rounding": the pinned CPU numerics
+(:mod:`recur.core.numerics`), every table's machine record, and the tables rerun with
+the pins beside their last run without them (``unpinned/``)."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from recur.core.machine import read_machine_records
+from recur.core.numerics import PINS
+from recur.pages.glue import prefixed, read_table
+from recur.studies import methods as studies
+
+# Chapter 6's six small studies and the live trainings' one-run study: rerun with the
+# pins, their last unpinned tables kept in unpinned/
+PINNED_RERUNS = tuple(
+    f"act_{name}"
+    for name in ("tau", "warmup", "positions", "length", "recipe", "waiting")
+)
+PINNED_RERUNS += ("live_seeds_first_100",)  # fmt: skip
+BEFORE = "unpinned"  # the folder of data/ with their last unpinned tables
+
+
+def pins_words() -> str:
+    """The pins as the page names them: ``ATEN_CPU_CAPABILITY=avx2``, ..."""
+    levels = [f"`{name}={PINS[name]}`" for name in PINS if "THREADS" not in name]
+    return f"{', '.join(levels[:-1])} and {levels[-1]}, with one thread"
+
+
+def cpu_name(cpu: str) -> str:
+    """``Intel(R) Xeon(R) Processor`` -> ``Intel Xeon``: a model as prose names it."""
+    return re.sub(r"\((R|TM)\)| Processor$| CPU$", "", cpu).strip()
+
+
+def numerics_words(record: dict) -> str:
+    """A record's numerics in a few words: where it was trained, and how."""
+    if record.get("trained_in"):
+        return f"{record['trained_in']}, float64"
+    if record["cpu"].startswith("NVIDIA"):
+        return "CUDA"
+    if not record["pinned"]:
+        return "the CPU's own"
+    return f"pinned: ATen {record['aten_capability']}, MKL {record['mkl_cbwr']}"
+
+
+def machine_table(data="data") -> pd.DataFrame:
+    """One row per committed table: where and when it was computed, with what
+    numerics and torch, and how that is known (a record written by the run, or
+    recovered from the project's history)."""
+    rows = [
+        {
+            "table": table,
+            "machine": cpu_name(record["cpu"]),
+            "cores": record.get("cores"),
+            "date": record["date"],
+            "numerics": numerics_words(record),
+            "torch": record["torch"],
+            "known from": record.get("confidence", "its run's record"),
+        }
+        for table, record in read_machine_records(data).items()
+    ]
+    return pd.DataFrame(rows).set_index("table")
+
+
+def rerun_table(data="data") -> pd.DataFrame:
+    """Each of :data:`PINNED_RERUNS` beside its last unpinned run: the CPU of each,
+    their rows (those the run trained) and the rows equal in all but times."""
+    records = read_machine_records(data)
+    rows = []
+    for name in PINNED_RERUNS:
+        pinned, before = (
+            studies.trained_rows(read_table(data, folder + name), name)
+            for folder in ("", f"{BEFORE}/")
+        )
+        common = studies.rows_in_common(pinned, before)
+        rows.append({
+            "table": f"{name}.csv",
+            "pinned on": cpu_name(records[f"{name}.csv"]["cpu"]),
+            "rows": common["here"],
+            "unpinned on": cpu_name(records[f"{BEFORE}/{name}.csv"]["cpu"]),
+            "rows before": common["there"],
+            "equal rows": common["equal"],
+        })  # fmt: skip
+    return pd.DataFrame(rows).set_index("table")
+
+
+def rerun_words(reruns: pd.DataFrame) -> str:
+    """What a page may say of :func:`rerun_table`, after the sentence that gives the
+    equal rows: both the CPU and its kernels changed between the two runs."""
+    if (reruns["equal rows"] == reruns["rows"]).all():
+        return "Every row came out the same, though the CPU and its kernels changed."
+    moved = reruns.index[reruns["equal rows"] < reruns["rows"]]
+    return (
+        f"{len(moved)} of the {len(reruns)} tables moved. Both the CPU and its kernels "
+        "changed between the two runs, so this shows how far such a table moves with "
+        "the machine, not which of the two moved it."
+    )
+
+
+def machine_values(data="data") -> dict:
+    """The section's glued values (``pins_``): the pins' words, the tables written
+    before them, and the reruns' rows and equal rows in all."""
+    records = read_machine_records(data).values()
+    reruns = rerun_table(data)
+    return prefixed("pins", {
+        "words": pins_words(),
+        "unpinned_tables": sum(not r["pinned"] for r in records),
+        "rerun_rows": int(reruns["rows"].sum()),
+        "rerun_equal": int(reruns["equal rows"].sum()),
+        "rerun_tables": len(reruns),
+        "rerun_words": rerun_words(reruns),
+        "rerun_cpu": reruns["pinned on"].iloc[0],
+        "before_cpu": reruns["unpinned on"].iloc[0],
+    })  # fmt: skip

@@ -1,0 +1,85 @@
+"""The methods appendix's machine records and its pinned reruns beside their last
+unpinned runs (recur.pages.machines, recur.studies.methods.rows_in_common)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from recur.pages import machines
+from recur.studies.methods import rows_in_common, trained_rows
+
+
+def test_rows_in_common_counts_equal_rows_once_and_ignores_times():
+    here = pd.DataFrame(
+        {
+            "seed": [0, 0, 1, 2],
+            "exact": [1.0, 1.0, 0.5, np.nan],
+            "seconds to 99%": [3.0, 4.0, 5.0, 6.0],
+        }  # fmt: skip
+    )
+    there = pd.DataFrame(
+        {
+            "seed": [0, 1, 2, 3],
+            "exact": [1.0, 0.25, np.nan, 1.0],
+            "seconds to 99%": [9.0, 9.0, 9.0, 9.0],
+        }  # fmt: skip
+    )
+    # by hand: (0, 1.0) once in there, so one of here's two; (2, NaN) equal; (1, .5) not
+    assert rows_in_common(here, there) == {"here": 4, "there": 4, "equal": 2}
+
+
+def test_rows_in_common_refuses_tables_of_other_columns():
+    with pytest.raises(ValueError, match="same columns"):
+        rows_in_common(pd.DataFrame({"a": [1]}), pd.DataFrame({"b": [1]}))
+
+
+def test_the_one_run_study_is_compared_on_the_rows_it_trains():
+    table = pd.DataFrame({"model": ["Chapter 2's cell", "someone else's"]})
+    kept = trained_rows(table, "live_seeds_first_100")
+    assert list(kept["model"]) == ["Chapter 2's cell"]
+    assert len(trained_rows(table, "act_tau")) == 2
+
+
+@pytest.mark.parametrize(
+    ("cpu", "name"),
+    [
+        ("Intel(R) Xeon(R) Processor", "Intel Xeon"),
+        ("AMD EPYC", "AMD EPYC"),
+        ("Intel(R) Core(TM) i7-8700 CPU", "Intel Core i7-8700"),
+    ],  # fmt: skip
+)
+def test_cpu_names_as_prose_writes_them(cpu, name):
+    assert machines.cpu_name(cpu) == name
+
+
+def test_the_rerun_words_say_what_moved():
+    same = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 4]}, index=["a", "b"])
+    moved = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 1]}, index=["a", "b"])
+    assert machines.rerun_words(same).startswith("Every row came out the same")
+    assert machines.rerun_words(moved).startswith("1 of the 2 tables moved.")
+
+
+def test_a_records_numerics_in_words():
+    pinned = {"pinned": True, "aten_capability": "AVX2", "mkl_cbwr": "COMPATIBLE",
+              "cpu": "AMD EPYC"}  # fmt: skip
+    assert machines.numerics_words(pinned) == "pinned: ATen AVX2, MKL COMPATIBLE"
+    assert machines.numerics_words(pinned | {"pinned": False}) == "the CPU's own"
+    gpu = pinned | {"pinned": False, "cpu": "NVIDIA H200"}
+    assert machines.numerics_words(gpu) == "CUDA"
+    browser = pinned | {"trained_in": "Chromium 156"}
+    assert machines.numerics_words(browser) == "Chromium 156, float64"
+
+
+def test_the_machine_table_has_a_row_per_record(tmp_path):
+    for name, cpu in (("a.csv", "AMD EPYC"), ("b.csv", "Intel(R) Xeon(R) Processor")):
+        record = {"table": name, "cpu": cpu, "date": "2026-12-05", "pinned": False,
+                  "torch": "2.13.0+cpu", "cores": 2}  # fmt: skip
+        stem = name.split(".")[0]
+        (tmp_path / f"{stem}.machine.json").write_text(json.dumps(record))
+    table = machines.machine_table(tmp_path)
+    assert list(table.index) == ["a.csv", "b.csv"]
+    assert list(table["machine"]) == ["AMD EPYC", "Intel Xeon"]
