@@ -38,7 +38,10 @@ import cluster  # noqa: E402
 from last_run import recorded  # noqa: E402
 
 STATIC = ROOT / "book" / "_extra" / "_static"
-SCRIPTS = [STATIC / name for name in ("act_model.js", "act_check.js", "act_train.js")]
+SCRIPTS = [
+    STATIC / name
+    for name in ("exact_math.js", "act_model.js", "act_check.js", "act_train.js")
+]
 OUT = ROOT / "book" / "data" / "browser_act_seeds.csv"
 SEEDS = by_name("trained in the page, Chapter 6")
 WIDTHS = [8, 16, 32, 64]

@@ -127,6 +127,7 @@ def main() -> None:
         page = browser.new_page()
         page.set_content("<html><body></body></html>")
         page.add_script_tag(content="function warning() {}")  # explorers.js's, unused
+        page.add_script_tag(path=str(SCRIPT.parent / "exact_math.js"))
         page.add_script_tag(path=str(SCRIPT))
         results = page.evaluate(DRIVER, [list(range(first, last + 1)), args.jobs])
         chromium = f"Chromium {browser.version}"

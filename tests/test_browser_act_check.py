@@ -131,6 +131,7 @@ def _load(page, source: str | None = None, model: bool = False) -> None:
     copy). ``model``: with act_model.js's model; else the page's generator from
     cell_train.js (the same mulberry32) and the made-up model (``fakeRun``)."""
     page.set_content("<html><body></body></html>")
+    page.add_script_tag(content=(STATIC / "exact_math.js").read_text())
     if model:
         page.add_script_tag(content=MODEL.read_text())
     else:

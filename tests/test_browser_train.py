@@ -29,6 +29,7 @@ N_ROUNDS = 9
 def _load(page, site, source: str | None = None) -> None:
     """The trainer alone in a blank page (``source``: a planted copy)."""
     page.set_content("<html><body></body></html>")
+    page.add_script_tag(content=(SCRIPT.parent / "exact_math.js").read_text())
     page.add_script_tag(content=source or SCRIPT.read_text())
 
 
@@ -220,8 +221,8 @@ PLANTED = {
     ),
     "a missing bias gradient": ('g["readout.bias"][0] += dx;', ""),
     "Adam without its bias correction": (
-        "const correction1 = 1 - beta1 ** state.step;\n"
-        "    const correction2 = 1 - beta2 ** state.step;",
+        "const correction1 = 1 - exact.power(beta1, state.step);\n"
+        "    const correction2 = 1 - exact.power(beta2, state.step);",
         "const correction1 = 1;\n    const correction2 = 1;",
     ),
     "the state of the bit below taken from the wrong round": (
@@ -402,7 +403,7 @@ def test_the_three_copies_of_the_round_agree_with_each_other_and_the_library(
     enough rounds that sums settle (so the shortcuts of the last two run); and which
     sums are right after each round is what the library (float64) reads out."""
     page.set_content("<html><body></body></html>")
-    for name in ("models.js", "cell_train.js"):
+    for name in ("exact_math.js", "models.js", "cell_train.js"):
         page.add_script_tag(content=(SCRIPT.parent / name).read_text())
     model = _trained_cell() if trained else _model(4)
     batch, keep = _batch(300, size=32)

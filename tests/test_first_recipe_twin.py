@@ -23,7 +23,8 @@ from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, UT_SIZE
 from recur.views.export import model_from_spec, model_spec
 
 STATIC = Path(__file__).resolve().parents[1] / "book/_extra/_static"
-SCRIPTS = [str(STATIC / "carry.js"), str(STATIC / "models.js")]  # in the page's order
+# in the page's order
+SCRIPTS = [str(STATIC / name) for name in ("carry.js", "exact_math.js", "models.js")]
 NODE = shutil.which("node")
 
 RUN = """

@@ -7,7 +7,9 @@
 // the same weights, batches and random draws.
 //
 // Everything lives inside actModel(scope), so that the same source runs in the page and
-// in a Web Worker made from the functions' own text (act_train.js builds it).
+// in a Web Worker made from the functions' own text (act_train.js builds it). Its exp,
+// log, log1p, cos and powers are exactMath's (exact_math.js, loaded before it), not the
+// engine's Math: a seed trains the same model in every browser.
 "use strict";
 
 function actModel(scope) {
@@ -19,6 +21,7 @@ function actModel(scope) {
   };
   const D = OPTIONS.d_model, HEADS = OPTIONS.n_heads, DH = D / HEADS, FF = OPTIONS.d_ff;
   const OFFSETS = 2 * OPTIONS.max_offset + 1; // the learned bias's offsets -16..16
+  const exact = exactMath(); // rounded alike in every browser, unlike Math.exp and **
   const SHAPES = { // UniversalTransformer.state_dict(): name -> [rows, columns]
     "embed.weight": [D, 2], "embed.bias": [D],
     "block.attn.in_proj_weight": [3 * D, D], "block.attn.in_proj_bias": [3 * D],
@@ -47,7 +50,7 @@ function actModel(scope) {
   // A standard normal draw (Box-Muller) from a uniform generator.
   function normal(rand) {
     const u = 1 - rand(); // in (0, 1]: the logarithm stays finite
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
+    return Math.sqrt(-2 * exact.log(u)) * exact.cos(2 * Math.PI * rand());
   }
 
   // The initial weights as torch draws them (their distributions; the page's own
@@ -309,7 +312,7 @@ function actModel(scope) {
   // sigmoid(x + noise): HaltingUnit.forward's h from its logit (noise: null or added).
   function sigmoid(tape, x, noise) {
     const v = new Float64Array(x.v.length);
-    for (let k = 0; k < v.length; k++) v[k] = 1 / (1 + Math.exp(-(noise ? x.v[k] + noise[k] : x.v[k])));
+    for (let k = 0; k < v.length; k++) v[k] = 1 / (1 + exact.exp(-(noise ? x.v[k] + noise[k] : x.v[k])));
     return record(tape, constant(v, x.rows, x.cols), [x], (g) => {
       const gx = grad(x);
       for (let k = 0; k < g.length; k++) gx[k] += g[k] * v[k] * (1 - v[k]);
@@ -325,7 +328,10 @@ function actModel(scope) {
       let mean = 0, sq = 0;
       for (let k = 0; k < cols; k++) mean += x.v[i * cols + k];
       mean /= cols;
-      for (let k = 0; k < cols; k++) sq += (x.v[i * cols + k] - mean) ** 2;
+      for (let k = 0; k < cols; k++) {
+        const d = x.v[i * cols + k] - mean;
+        sq += d * d;
+      }
       rstd[i] = 1 / Math.sqrt(sq / cols + 1e-5);
       for (let k = 0; k < cols; k++) {
         xhat[i * cols + k] = (x.v[i * cols + k] - mean) * rstd[i];
@@ -374,7 +380,7 @@ function actModel(scope) {
           for (let k = 0; k < DH; k++) below += qkv.v[qi + hd + k] * qkv.v[li + D + hd + k];
           below = below / scale + bias[h * OFFSETS + M + 1];
           const top = Math.max(self, below);
-          const e0 = Math.exp(below - top), e1 = Math.exp(self - top);
+          const e0 = exact.exp(below - top), e1 = exact.exp(self - top);
           w0 = e0 / (e0 + e1);
           w1 = e1 / (e0 + e1);
         }
@@ -553,7 +559,7 @@ function actModel(scope) {
     for (let e = 0; e < batch.size; e++) {
       for (let i = 0; i < n; i++) {
         const x = logits.v[e * n + i], t = batch.target[e * n + i];
-        bce[e] += Math.max(x, 0) - x * t + Math.log1p(Math.exp(-Math.abs(x)));
+        bce[e] += Math.max(x, 0) - x * t + exact.log1p(exact.exp(-Math.abs(x)));
       }
       task += (bce[e] / n) * keep[e];
     }
@@ -566,7 +572,7 @@ function actModel(scope) {
         if (!keep[e]) continue;
         for (let i = 0; i < n; i++) {
           const x = logits.v[e * n + i];
-          gl[e * n + i] += (g[0] * (1 / (1 + Math.exp(-x)) - batch.target[e * n + i])) / n / kept;
+          gl[e * n + i] += (g[0] * (1 / (1 + exact.exp(-x)) - batch.target[e * n + i])) / n / kept;
         }
       }
       for (let k = 0; k < steps.length; k++) gr[k] += (g[0] * auxWeight * tau) / count;
@@ -656,8 +662,8 @@ function actModel(scope) {
   function adamStep(w, g, state, lr) {
     const [beta1, beta2, eps] = [0.9, 0.999, 1e-8];
     state.step += 1;
-    const correction1 = 1 - beta1 ** state.step;
-    const correction2 = 1 - beta2 ** state.step;
+    const correction1 = 1 - exact.power(beta1, state.step);
+    const correction2 = 1 - exact.power(beta2, state.step);
     for (const name of Object.keys(SHAPES)) {
       const m = (state.m[name] ??= new Float64Array(w[name].length));
       const v = (state.v[name] ??= new Float64Array(w[name].length));
@@ -673,7 +679,7 @@ function actModel(scope) {
 
   // recur.training.config.step_size with lr_decay="cosine" and aux_scale (1-based).
   function stepSize(step, lr, nSteps) {
-    return (lr * (1 + Math.cos((Math.PI * (step - 1)) / nSteps))) / 2;
+    return (lr * (1 + exact.cos((Math.PI * (step - 1)) / nSteps))) / 2;
   }
 
   function auxScale(step, warmup) {

@@ -6,7 +6,8 @@
 // starts another run than the same seed in the library.
 //
 // actTrainer(scope) reads the model and the check from scope; the page's Web Worker is
-// made from the text of all three functions (no second file: it works from file:// too).
+// made from the text of all three functions and of exactMath (exact_math.js), which the
+// model calls (no second file: it works from file:// too).
 "use strict";
 
 function actTrainer(scope) {
@@ -177,9 +178,10 @@ function checkedActSeed(text) {
   return seed;
 }
 
-// A Web Worker running the model, the check and the procedure from their own source.
+// A Web Worker running the model (with the exactMath it calls), the check and the
+// procedure from their own source.
 function actTrainerWorker() {
-  const source = `"use strict";\n${actModel}\n${actProcedure}\n${actTrainer}\n` +
+  const source = `"use strict";\n${exactMath}\n${actModel}\n${actProcedure}\n${actTrainer}\n` +
     "actModel(self);\nactProcedure(self);\nactTrainer(self);\n";
   return new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
 }

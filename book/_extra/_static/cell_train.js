@@ -7,8 +7,10 @@
 // seed in the library.
 //
 // Everything lives inside cellTrainer(scope), so that the same source runs in the page
-// (the tests call it there) and in a Web Worker made from this function's own text
-// (a worker needs no second file: it works from a file:// page too).
+// (the tests call it there) and in a Web Worker made from this function's own text and
+// exactMath's (exact_math.js, which the page loads first: a worker needs no file of its
+// own, so it works from a file:// page too). Its exp, log1p, tanh and powers are
+// exactMath's, not the engine's Math: a seed trains the same model in every browser.
 "use strict";
 
 function cellTrainer(scope) {
@@ -28,6 +30,7 @@ function cellTrainer(scope) {
   // What a run adds to its seed for each draw: recur.core.seeds's HELDOUT_PAIRS,
   // PAGE_BATCHES and RESTART_STRIDE (tests/test_seed_literals.py compares them).
   const SEED_OFFSETS = { heldoutPairs: 1000003, batches: 7, restartStride: 1000 };
+  const exact = exactMath(); // rounded alike in every browser, unlike Math.exp and **
 
   // mulberry32: a small seeded generator of uniform numbers in [0, 1).
   function generator(seed) {
@@ -148,8 +151,10 @@ function cellTrainer(scope) {
           let sum = b2[o];
           const row = o * H;
           for (let j = 0; j < H; j++) sum += w2[row + j] * h[ph + j];
-          next[ps + o] = Math.tanh(sum);
+          next[ps + o] = sum;
         }
+        // tanh in a loop of its own: inlined into the sums' loop, it slows that loop
+        for (let k = ps; k < ps + D; k++) next[k] = exact.tanh(next[k]);
       }
       zs.push(z);
       hidden.push(h);
@@ -178,7 +183,7 @@ function cellTrainer(scope) {
       let sum = 0;
       for (let i = 0; i < n; i++) {
         const x = logits[e * n + i], t = batch.target[e * n + i];
-        sum += Math.max(x, 0) - x * t + Math.log1p(Math.exp(-Math.abs(x))); // with logits
+        sum += Math.max(x, 0) - x * t + exact.log1p(exact.exp(-Math.abs(x))); // with logits
       }
       total += sum / n;
     }
@@ -205,7 +210,7 @@ function cellTrainer(scope) {
       const e = Math.floor(p / n);
       if (!keep[e]) continue;
       const x = run.logits[p];
-      const dx = (1 / (1 + Math.exp(-x)) - batch.target[p]) / n / kept; // d loss / d logit
+      const dx = (1 / (1 + exact.exp(-x)) - batch.target[p]) / n / kept; // d loss / d logit
       g["readout.bias"][0] += dx;
       for (let k = 0; k < D; k++) {
         g["readout.weight"][k] += dx * run.states[nRounds][p * D + k];
@@ -284,8 +289,8 @@ function cellTrainer(scope) {
   function adamStep(w, g, state, lr) {
     const [beta1, beta2, eps] = [0.9, 0.999, 1e-8];
     state.step += 1;
-    const correction1 = 1 - beta1 ** state.step;
-    const correction2 = 1 - beta2 ** state.step;
+    const correction1 = 1 - exact.power(beta1, state.step);
+    const correction2 = 1 - exact.power(beta2, state.step);
     for (const name of Object.keys(SHAPES)) {
       const m = (state.m[name] ??= new Float64Array(w[name].length));
       const v = (state.v[name] ??= new Float64Array(w[name].length));
@@ -367,9 +372,11 @@ function cellTrainer(scope) {
           let sum = b2[o];
           const row = o * H;
           for (let j = 0; j < H; j++) sum += w2[row + j] * h[j];
-          const v = Math.tanh(sum);
-          if (v !== state[ps + o]) nowMoved[p] = 1;
-          next[ps + o] = v;
+          next[ps + o] = sum;
+        }
+        for (let k = ps; k < ps + D; k++) { // tanh in a loop of its own, as in forward
+          next[k] = exact.tanh(next[k]);
+          if (next[k] !== state[k]) nowMoved[p] = 1;
         }
       }
       state = next;
@@ -524,9 +531,10 @@ function putSeedInAddress(seed) {
   }
 }
 
-// A Web Worker running cellTrainer from its own source, so the page stays responsive.
+// A Web Worker running cellTrainer (and the exactMath it calls) from their own source,
+// so the page stays responsive.
 function trainerWorker() {
-  const source = `"use strict";\n${cellTrainer.toString()}\ncellTrainer(self);\n`;
+  const source = `"use strict";\n${exactMath}\n${cellTrainer}\ncellTrainer(self);\n`;
   return new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
 }
 

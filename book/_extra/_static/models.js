@@ -86,7 +86,9 @@ function embed(w, prefix, bits, d) {
 // of one round back. Both are exact; they only save work once a region has settled.
 // The same round is written twice more in cell_train.js (forward, settledForward): the
 // trainer runs in a Web Worker made from its own text, which cannot reach this file.
-// tests/test_browser_train.py checks the three give the same states.
+// tests/test_browser_train.py checks the three give the same states; so that they do in
+// every browser, all three take tanh from exact_math.js (loaded before this file).
+const cellTanh = exactMath().tanh;
 function cellStep(w, prefix, state, problem, n, d, inject, loop) {
   const w1 = w[prefix + "update.0.weight"];
   const b1 = w[prefix + "update.0.bias"];
@@ -116,7 +118,7 @@ function cellStep(w, prefix, state, problem, n, d, inject, loop) {
         if (a <= 0) continue; // ReLU: a unit at 0 adds nothing to the next layer
         for (let o = 0; o < d; o++) next[i * d + o] += w2[o * hiddenSize + j] * a;
       }
-      for (let k = i * d; k < (i + 1) * d; k++) next[k] = Math.tanh(next[k]);
+      for (let k = i * d; k < (i + 1) * d; k++) next[k] = cellTanh(next[k]);
     }
     for (let k = i * d; k < (i + 1) * d; k++) {
       if (next[k] !== state[k]) moved[i] = 1;

@@ -21,8 +21,8 @@ hold the libraries to one level that every x86-64 CPU of the last decade has:
   sum is split between threads changes its rounding (and the book's models are small).
 
 Bit-identical float32 training across Intel and AMD CPUs needed all of these together
-(Deep-MI/FastSurfer, issue 892). Set ``RECUR_UNPINNED=1`` to leave the environment as
-it is (to compare, or to use every core).
+(Deep-MI/FastSurfer, cited in the methods appendix). Set ``RECUR_UNPINNED=1`` to leave
+the environment as it is (to compare, or to use every core).
 """
 
 from __future__ import annotations
