@@ -121,6 +121,15 @@ def test_torch_run_before_recur_is_reported():
     assert "import recur before torch" in seen[0]
 
 
+@pytest.mark.real_devices
+def test_torch_imported_first_still_trains_the_pinned_weights():
+    """Importing torch (without computing) before recur: the pins still hold, the
+    threads that torch counted at its import included."""
+    pinned = _run(TRAIN.replace("import recur\n", "import torch, recur\n"), OUTSIDE[4])
+    assert pinned["pinned"] and pinned["torch_threads"] == 1, pinned
+    assert pinned["weights"] == _run(TRAIN, {})["weights"]
+
+
 def test_unpinned_leaves_the_environment_alone(monkeypatch):
     monkeypatch.setenv(numerics.UNPINNED, "1")
     monkeypatch.setenv("MKL_CBWR", "AUTO")

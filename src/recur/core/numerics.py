@@ -51,13 +51,16 @@ def pins_wanted() -> bool:
 def pin_cpu_numerics() -> dict[str, str]:
     """Set :data:`PINS` in this process's environment, overriding whatever was there
     (and so in every process it starts: notebook kernels, pool and Dask workers), and
-    return what was set ({} under ``RECUR_UNPINNED=1``). Warns when torch has already
+    return what was set ({} under ``RECUR_UNPINNED=1``). A torch imported before gets
+    its threads set here: it counted them at its import. Warns when torch has already
     chosen ATen's AVX-512 kernels, which the pins can no longer change (oneDNN's and
     MKL's choice cannot be read back, so a late pin there goes unnoticed)."""
     if not pins_wanted():
         return {}
     os.environ.update(PINS)
     torch = sys.modules.get("torch")  # imported by the caller first: is it too late?
+    if torch is not None and hasattr(torch, "set_num_threads"):
+        torch.set_num_threads(int(PINS["OMP_NUM_THREADS"]))
     capability = getattr(getattr(torch, "backends", None), "cpu", None)
     if capability is not None and capability.get_cpu_capability() == ABOVE_THE_PIN:
         warnings.warn(

@@ -92,8 +92,9 @@ def rerun_words(reruns: pd.DataFrame) -> str:
     if (reruns["equal rows"] == reruns["rows"]).all():
         return "Every row came out the same, though the CPU and its kernels changed."
     moved = reruns.index[reruns["equal rows"] < reruns["rows"]]
+    some = "Every table" if len(moved) == len(reruns) else f"{len(moved)} of the tables"
     return (
-        f"{len(moved)} of the {len(reruns)} tables moved. Both the CPU and its kernels "
+        f"{some} moved. Both the CPU and its kernels "
         "changed between the two runs, so this shows how far such a table moves with "
         "the machine, not which of the two moved it."
     )
