@@ -22,7 +22,7 @@ from recur.pages import ch3_input_injection as ch3
 from recur.pages import ch4_universal_transformer as ch4
 from recur.pages import ch5_act as ch5
 from recur.pages import ch6_act_ut as ch6
-from recur.pages import ch6_live, ending, intro, performance
+from recur.pages import ch6_live, ending, intro, machines, performance
 from recur.pages import ch7_fixed_points as ch7
 from recur.pages import methods as methods_page
 from recur.pages.glue import plain, prefixed
@@ -1093,8 +1093,10 @@ def test_performance_bench_values_quote_make_bench():
     assert values["bench_gpu"] == "none" and values["bench_seeds_n"] == 10
     assert values["perf_shared_under_load_ratio"] == 0.0
     assert values["perf_two_slots_over_unfolded"] == 2.0
+    assert values["perf_pins_slowdown_cell"] == 3.0
+    assert values["perf_pins_slowdown_act_ut"] == 4.0
     assert values["perf_deq_peak_mib_unrolled_36_max"] == len(quoted) - 1
-    assert len(values) == 2 + 3 + 12  # 2 x 2 peaks, each with its least and most
+    assert len(values) == 2 + 5 + 12  # 2 x 2 peaks, each with its least and most
     assert performance.bench_values({"gpu": "H200"}, bench)["bench_gpu"] == "H200"
 
 
@@ -1259,7 +1261,9 @@ PAGES = {
     "ending": lambda: set(ending.page_values(DATA)),
     "performance": lambda: set(performance.page_values(DATA, BOOK)),
     "methods": lambda: (
-        set(methods_page.code_values()) | set(methods_page.study_values(DATA))
+        set(methods_page.code_values())
+        | set(methods_page.study_values(DATA))
+        | set(machines.machine_values(DATA))
     ),
 }
 

@@ -11,6 +11,8 @@ import pytest
 import torch
 
 from conftest import load_script
+from recur.core.machine import SIDECAR
+from recur.pages.machines import PINNED_RERUNS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +61,11 @@ def test_every_data_file_has_a_writer():
     assert files <= writers
     # live_studies.py --out book/data/other_cpu: the same study on a CPU of another kind
     other_cpu = {p.name for p in (ROOT / "book" / "data" / "other_cpu").iterdir()}
-    assert other_cpu == {"live_seeds.csv"}
+    assert other_cpu == {"live_seeds.csv", "live_seeds.machine.json"}
+    # the last unpinned run of each table rerun with the pins (the methods appendix)
+    unpinned = {p.name for p in (ROOT / "book" / "data" / "unpinned").iterdir()}
+    reruns = {f"{name}{ext}" for name in PINNED_RERUNS for ext in (".csv", SIDECAR)}
+    assert unpinned == reruns
 
 
 def test_chapter_7_tables_have_the_columns_their_writer_writes():
