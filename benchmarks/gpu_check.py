@@ -27,7 +27,10 @@ import sys
 import time
 from pathlib import Path
 
+import torch
+
 from last_run import recorded
+from recur.core.machine import write_machine_record
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -53,6 +56,7 @@ def write_reference() -> None:
     executed = ROOT / "_build" / "jupyter_execute" / "book"
     reference = {p.stem: glued_in_build(executed / p.name) for p in chapters()}
     REFERENCE.write_text(json.dumps(reference, indent=1, sort_keys=True) + "\n")
+    write_machine_record(REFERENCE, written_by="make glue-reference (the CPU build)")
     print(f"wrote {REFERENCE.relative_to(ROOT)}: {sum(map(len, reference.values()))}")
 
 
@@ -160,7 +164,6 @@ def recompare(path: Path) -> int:
 
 
 def machine() -> dict:
-    import torch
 
     cuda = torch.cuda.is_available()
     return {"gpu": torch.cuda.get_device_name(0) if cuda else None,
@@ -193,7 +196,6 @@ def main() -> int:
         return 0
     if args.recompare:
         return recompare(Path(args.out))
-    import torch
 
     if not torch.cuda.is_available() and not args.allow_cpu:
         print("no CUDA here: make gpu-check runs on a GPU machine (--allow-cpu to try)")
@@ -209,6 +211,8 @@ def main() -> int:
     print(json.dumps(result), flush=True)
     lines.append(result)
     Path(args.out).write_text("".join(json.dumps(line) + "\n" for line in lines))
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    write_machine_record(args.out, written_by="make gpu-check", gpu=gpu)
     return 1 if result["problems"] else 0
 
 

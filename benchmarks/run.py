@@ -506,8 +506,10 @@ CPU_BENCHES += ("attention", "devices")
 def update(names: list[str], path: Path = BOOK / "data" / "bench.jsonl") -> None:
     """``--only NAME ...``: rerun some entries (``act_ut``, ``devices``, ...: the
     ``bench_*`` functions) and replace theirs in ``path``: every old entry that one of
-    them wrote (``by``) or that has a name written now. Entries of other functions
-    stay, whatever their names (``act_ut`` must not drop ``act_ut_two_slots_*``)."""
+    them wrote (``by``) or that has a name written now. The first line, the machine,
+    stays the last full run's; the machine record says which entries ran where.
+    Entries of other functions stay, whatever their names (``act_ut`` must not drop
+    ``act_ut_two_slots_*``)."""
     old = [json.loads(line) for line in path.read_text().splitlines()]
     for name in names:
         run_bench(name)
@@ -516,6 +518,8 @@ def update(names: list[str], path: Path = BOOK / "data" / "bench.jsonl") -> None
     RESULTS[:0] = kept
     record = sidecar_path(path).read_text() if sidecar_path(path).exists() else None
     write_results(path)
+    lines = path.read_text().splitlines()  # the header stays the full run's machine
+    path.write_text("\n".join([json.dumps(old[0]), *lines[1:]]) + "\n")
     if record is not None:  # write_results wrote this run's: put the earlier back
         sidecar_path(path).write_text(record)
     _record_update(path, names)

@@ -60,8 +60,8 @@ def test_cpu_names_as_prose_writes_them(cpu, name):
 
 
 def test_the_rerun_words_say_what_moved():
-    same = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 4]}, index=["a", "b"])
-    moved = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 1]}, index=["a", "b"])
+    same = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 4]})
+    moved = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 1]})
     assert machines.rerun_words(same).startswith("Every row came out the same")
     assert machines.rerun_words(moved).startswith("1 of the tables moved.")
     assert machines.rerun_words(moved.assign(**{"equal rows": 0})).startswith(
@@ -72,7 +72,10 @@ def test_the_rerun_words_say_what_moved():
 def test_a_records_numerics_in_words():
     pinned = {"pinned": True, "aten_capability": "AVX2", "mkl_cbwr": "COMPATIBLE",
               "cpu": "AMD EPYC"}  # fmt: skip
-    assert machines.numerics_words(pinned) == "pinned: ATen AVX2, MKL COMPATIBLE"
+    assert machines.numerics_words(pinned) == "pinned (AVX2, MKL compatible, 1 thread)"
+    assert "copied" in machines.numerics_words(pinned | {"copied": "live_seeds.csv"})
+    assert machines.numerics_words(pinned | {"earlier": None}).startswith("pinned")
+    assert machines.numerics_words(pinned | {"earlier": pinned}).startswith("mixed")
     assert machines.numerics_words(pinned | {"pinned": False}) == "the CPU's own"
     gpu = pinned | {"pinned": False, "cpu": "NVIDIA H200"}
     assert machines.numerics_words(gpu) == "CUDA"
@@ -87,5 +90,5 @@ def test_the_machine_table_has_a_row_per_record(tmp_path):
         stem = name.split(".")[0]
         (tmp_path / f"{stem}.machine.json").write_text(json.dumps(record))
     table = machines.machine_table(tmp_path)
-    assert list(table.index) == ["a.csv", "b.csv"]
+    assert list(table["table"]) == ["a.csv", "b.csv"]
     assert list(table["machine"]) == ["AMD EPYC", "Intel Xeon"]

@@ -16,7 +16,7 @@ from test_code_talk import HASH, ISSUE
 
 PAGES = sorted((HTML / "book").glob("*.html"))
 METHODS = "methods.html"
-MAX_WORDS = {"06_act_ut.html": 4500, "07_fixed_points.html": 3500, METHODS: 2500}
+MAX_WORDS = {"06_act_ut.html": 4500, "07_fixed_points.html": 3500, METHODS: 3500}
 # every other page: 5,000
 
 PROCESS_TALK = {
@@ -138,8 +138,9 @@ def test_the_book_was_built():
     assert len(PAGES) > 5, "run make book first"
 
 
-# The Performance page shows the date of each benchmark run, read from its file.
-DATED = {"performance.html": "a run date"}
+# The Performance page shows the date of each benchmark run, read from its file, and
+# the methods appendix the date in each table's machine record.
+DATED = {"performance.html": "a run date", METHODS: "a run date"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

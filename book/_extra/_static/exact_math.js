@@ -3,11 +3,12 @@
 // lets Math.exp, Math.tanh, Math.log, Math.log1p, Math.cos and ** round differently in
 // each engine, and a last bit that differs grows, step after step, into another run:
 // a seed would train one model in Chrome and another in Firefox or Safari. IEEE 754
-// rounds + - * / exactly everywhere, so these are built from them, comparisons,
-// Math.floor and Math.abs only, on fdlibm's algorithms and coefficients (Sun
-// Microsystems 1993, as FreeBSD's msun and musl carry them). Each is within about one
-// ulp of the true value; src/recur/core/exact_math.py is the same algorithm in Python,
-// and tests/test_exact_math.py checks that the two agree bit for bit.
+// rounds + - * / correctly, so alike in every engine; these are built from them,
+// comparisons, Math.floor and Math.abs only, on fdlibm's algorithms and coefficients
+// (Sun Microsystems 1993, as FreeBSD's msun and musl carry them). Each is within about
+// one ulp of the true value (tanh about two); src/recur/core/exact_math.py is the same
+// algorithm in Python, and tests/test_exact_math.py checks that the two agree bit for
+// bit on the inputs it draws.
 //
 // exactMath() returns the functions. The trainers' Web Workers are made from the text of
 // functions, so the worker's source includes this function's text too.

@@ -5,13 +5,15 @@ The book's in-browser trainers (``book/_extra/_static/cell_train.js`` and
 ECMAScript lets ``Math.exp``, ``Math.tanh``, ``Math.log``, ``Math.log1p``,
 ``Math.cos`` and ``**`` round their last bit differently in each JavaScript engine,
 and over thousands of training steps one bit grows into another run. IEEE 754 rounds
-``+ - * /`` exactly everywhere, so ``book/_extra/_static/exact_math.js`` builds those
-functions from them, comparisons, ``floor`` and ``abs`` only, on fdlibm's algorithms
-and coefficients (Sun Microsystems 1993, as FreeBSD's msun and musl carry them).
+``+ - * /`` correctly, so alike in every engine; ``book/_extra/_static/exact_math.js``
+builds those functions from them, comparisons, ``floor`` and ``abs`` only, on fdlibm's
+algorithms and coefficients (Sun Microsystems 1993, as FreeBSD's msun and musl carry
+them).
 
 This module is the same algorithm with the same operations in the same order, so it
-returns the same double for every input: ``tests/test_exact_math.py`` runs the
-JavaScript and checks every result bit for bit against these, and checks these
+returns the same double as the JavaScript: ``tests/test_exact_math.py`` runs the
+JavaScript on tens of thousands of inputs a function and checks every result bit for
+bit against these, and checks these
 against :mod:`math` (1 ulp apart, 3 for tanh). Pure functions of Python floats; no
 torch, no :mod:`math` transcendental is called.
 """

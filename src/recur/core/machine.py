@@ -1,8 +1,9 @@
 """Where a number came from: the CPU, its pinned numerics, torch, threads and date.
 
-Every committed table has a sidecar, ``<table>.machine.json`` beside it, written by
-:func:`write_machine_record` when the table is written, which the methods appendix
-prints (:func:`read_machine_records`)."""
+Every committed table has a sidecar, ``<table>.machine.json`` beside it, which the
+methods appendix prints (:func:`read_machine_records`). A study writes it with its table
+(:func:`write_machine_record`); those of tables written before the pins were recovered
+from the project's history and say how sure that is (``confidence``)."""
 
 from __future__ import annotations
 
@@ -33,13 +34,14 @@ def cpu_model() -> str:
 def numerics_in_effect() -> dict:
     """The CPU numerics this process computes with: ATen's level as torch reports it,
     oneDNN's and MKL's as the environment asks them (neither can be read back), the
-    torch threads, and whether they are the book's pins (``pinned``)."""
+    torch threads, and whether they are the book's pins (``pinned``: not on a CPU
+    without AVX2, nor with more than one thread)."""
     aten = torch.backends.cpu.get_cpu_capability()
     env = {name: os.environ.get(name) for name in PINS}
     threads = torch.get_num_threads()
     pinned = (
         pins_wanted()
-        and aten in (PINNED_CAPABILITY, "DEFAULT")
+        and aten == PINNED_CAPABILITY  # a CPU without AVX2 runs other kernels
         and env == PINS
         and threads == int(PINS["OMP_NUM_THREADS"])
     )

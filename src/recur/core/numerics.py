@@ -1,4 +1,4 @@
-"""The CPU's numerics, pinned: the same seed gives the same weights on any x86-64 CPU.
+"""The CPU's numerics, pinned: the kernels a training runs on do not depend on the CPU.
 
 A CPU's float32 results depend on the kernels the libraries under torch choose for it:
 ATen's vector width, oneDNN's instruction set and MKL's code path each change the
@@ -8,21 +8,24 @@ when ``recur`` is imported (``recur/__init__.py``), before the caller's first te
 operation. This module imports nothing that computes: torch must not start first.
 
 PyTorch promises nothing across platforms (its notes on reproducibility); the pins
-hold the libraries to one level that every x86-64 CPU of the last decade has:
+hold the libraries to one level, AVX2, that Intel's Core CPUs have had since Haswell
+(2013) and AMD's since Excavator (2015); some Pentium, Celeron and Atom chips lack it,
+and there nothing is pinned (:func:`recur.core.machine.numerics_in_effect` says so):
 
-- ``ATEN_CPU_CAPABILITY=avx2``: ATen's vectorised kernels (AVX2 is the highest level
-  every x86-64 CPU since 2015 runs; AVX-512 ones are absent on many).
+- ``ATEN_CPU_CAPABILITY=avx2``: ATen's vectorised kernels (AVX-512 ones are absent on
+  many CPUs).
 - ``ONEDNN_MAX_CPU_ISA=AVX2``: oneDNN's kernels, at most AVX2.
 - ``MKL_CBWR=COMPATIBLE``: MKL's one code path documented to give the same results on
-  Intel and non-Intel CPUs; its ``AVX2`` branch holds on Intel CPUs only (Intel,
-  oneMKL Developer Guide, "Getting Started with Conditional Numerical
-  Reproducibility").
+  Intel and Intel-compatible CPUs (an SSE2 path); its ``AVX2`` branch holds on Intel
+  CPUs only (Intel, oneMKL Developer Guide, "Getting Started with Conditional Numerical
+  Reproducibility", which also asks for a fixed thread count).
 - ``OMP_NUM_THREADS=1``, ``MKL_NUM_THREADS=1``: one thread per training, since how a
   sum is split between threads changes its rounding (and the book's models are small).
 
-Bit-identical float32 training across Intel and AMD CPUs needed all of these together
-(Deep-MI/FastSurfer, cited in the methods appendix). Set ``RECUR_UNPINNED=1`` to leave
-the environment as it is (to compare, or to use every core).
+Bit-identical float32 outputs of one network on Intel and AMD CPUs needed the first
+three together (Deep-MI/FastSurfer, cited in the methods appendix). Set
+``RECUR_UNPINNED=1`` to leave the environment as it is (to compare); more than one
+thread also takes ``TrainConfig(n_threads=...)`` or ``OMP_NUM_THREADS``.
 """
 
 from __future__ import annotations

@@ -24,8 +24,9 @@ BEFORE = "unpinned"  # the folder of data/ with their last unpinned tables
 
 
 def pins_words() -> str:
-    """The pins as the page names them: ``ATEN_CPU_CAPABILITY=avx2``, ..."""
-    levels = [f"`{name}={PINS[name]}`" for name in PINS if "THREADS" not in name]
+    """The pins as the page names them: ATEN_CPU_CAPABILITY=avx2, ... (glued as text,
+    so without code marks)."""
+    levels = [f"{name}={PINS[name]}" for name in PINS if "THREADS" not in name]
     return f"{', '.join(levels[:-1])} and {levels[-1]}, with one thread"
 
 
@@ -36,13 +37,17 @@ def cpu_name(cpu: str) -> str:
 
 def numerics_words(record: dict) -> str:
     """A record's numerics in a few words: where it was trained, and how."""
+    if record.get("earlier"):
+        return "mixed: entries of several runs"
     if record.get("trained_in"):
         return f"{record['trained_in']}, float64"
     if record["cpu"].startswith("NVIDIA"):
         return "CUDA"
     if not record["pinned"]:
         return "the CPU's own"
-    return f"pinned: ATen {record['aten_capability']}, MKL {record['mkl_cbwr']}"
+    words = "pinned (AVX2, MKL compatible, 1 thread)"
+    return words + ("; some rows copied from an unpinned table" if "copied" in record
+                    else "")  # fmt: skip
 
 
 def machine_table(data="data") -> pd.DataFrame:
@@ -53,15 +58,14 @@ def machine_table(data="data") -> pd.DataFrame:
         {
             "table": table,
             "machine": cpu_name(record["cpu"]),
-            "cores": record.get("cores"),
             "date": record["date"],
             "numerics": numerics_words(record),
             "torch": record["torch"],
-            "known from": record.get("confidence", "its run's record"),
+            "known": record.get("confidence", "recorded"),
         }
         for table, record in read_machine_records(data).items()
     ]
-    return pd.DataFrame(rows).set_index("table")
+    return pd.DataFrame(rows)
 
 
 def rerun_table(data="data") -> pd.DataFrame:
@@ -83,7 +87,7 @@ def rerun_table(data="data") -> pd.DataFrame:
             "rows before": common["there"],
             "equal rows": common["equal"],
         })  # fmt: skip
-    return pd.DataFrame(rows).set_index("table")
+    return pd.DataFrame(rows)
 
 
 def rerun_words(reruns: pd.DataFrame) -> str:
@@ -91,7 +95,7 @@ def rerun_words(reruns: pd.DataFrame) -> str:
     equal rows: both the CPU and its kernels changed between the two runs."""
     if (reruns["equal rows"] == reruns["rows"]).all():
         return "Every row came out the same, though the CPU and its kernels changed."
-    moved = reruns.index[reruns["equal rows"] < reruns["rows"]]
+    moved = reruns[reruns["equal rows"] < reruns["rows"]]
     some = "Every table" if len(moved) == len(reruns) else f"{len(moved)} of the tables"
     return (
         f"{some} moved. Both the CPU and its kernels "
@@ -103,7 +107,8 @@ def rerun_words(reruns: pd.DataFrame) -> str:
 def machine_values(data="data") -> dict:
     """The section's glued values (``pins_``): the pins' words, the tables written
     before them, and the reruns' rows and equal rows in all."""
-    records = read_machine_records(data).values()
+    by_table = read_machine_records(data)
+    records = by_table.values()
     reruns = rerun_table(data)
     return prefixed("pins", {
         "words": pins_words(),
@@ -112,6 +117,9 @@ def machine_values(data="data") -> dict:
         "rerun_equal": int(reruns["equal rows"].sum()),
         "rerun_tables": len(reruns),
         "rerun_words": rerun_words(reruns),
+        "pinned_tables": sum(r["pinned"] and not r.get("earlier") for r in records),
         "rerun_cpu": reruns["pinned on"].iloc[0],
         "before_cpu": reruns["unpinned on"].iloc[0],
+        "live_cpu": cpu_name(by_table["live_seeds.csv"]["cpu"]),
+        "other_cpu": cpu_name(by_table["other_cpu/live_seeds.csv"]["cpu"]),
     })  # fmt: skip

@@ -10,8 +10,10 @@ from pathlib import Path
 import pandas as pd
 
 from recur.chapters.ch7_costs import band_ahead_from
+from recur.core.machine import sidecar_path
 from recur.core.seeds import by_name
 from recur.pages.glue import plain, prefixed
+from recur.pages.machines import cpu_name
 from recur.studies.live import page_counts
 from recur.training.config import TrainConfig
 from recur.training.ut_recipe import UT_SIZE
@@ -109,4 +111,6 @@ def page_values(data="data", book=".") -> dict:
     values |= gpu_check_values([json.loads(line) for line in lines], book)
     costs = pd.read_csv(data / "attention_costs.csv").query("device == 'cpu'")
     values |= cost_values(costs)
+    record = json.loads(sidecar_path(data / "bench.jsonl").read_text())
+    values["pins_bench_cpu"] = cpu_name(record["cpu"])  # the pins entries' machine
     return {key: plain(value) for key, value in values.items()}
