@@ -16,9 +16,9 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-studies.txt pyproje
 
 book: $(STAMP)                     ## build _build/html, executing every chapter (cached)
 	@# the execution cache keys on notebook code only: drop it when the library or the
-	@# tables the chapters read (a study's CSV, bench.jsonl) changed
+	@# tables the chapters read (a study's CSV, bench.jsonl, a machine record) changed
 	@if [ -f _build/.src-stamp ] && [ -n "$$(find src book/data \( -name '*.py' -o -name '*.csv' \
-	    -o -name '*.jsonl' \) -newer _build/.src-stamp)" ]; then \
+	    -o -name '*.jsonl' -o -name '*.json' \) -newer _build/.src-stamp)" ]; then \
 	    echo "src/ or book/data changed: re-executing every chapter"; \
 	    rm -rf _build/.jupyter_cache _build/.doctrees; fi
 	@# Sphinx copies book/_extra (the page's scripts and styles) only when a page is

@@ -72,15 +72,15 @@ def test_the_rerun_words_say_what_moved():
 def test_a_records_numerics_in_words():
     pinned = {"pinned": True, "aten_capability": "AVX2", "mkl_cbwr": "COMPATIBLE",
               "cpu": "AMD EPYC"}  # fmt: skip
-    assert machines.numerics_words(pinned) == "pinned (AVX2, MKL compatible, 1 thread)"
-    assert "copied" in machines.numerics_words(pinned | {"copied": "live_seeds.csv"})
-    assert machines.numerics_words(pinned | {"earlier": None}).startswith("pinned")
-    assert machines.numerics_words(pinned | {"earlier": pinned}).startswith("mixed")
-    assert machines.numerics_words(pinned | {"pinned": False}) == "the CPU's own"
+    assert machines.numerics_words(pinned) == "pinned"
+    copied = pinned | {"copied": "live_seeds.csv"}
+    assert machines.numerics_words(copied) == "pinned, part copied"
+    assert machines.numerics_words(pinned | {"earlier": None}) == "pinned"
+    assert machines.numerics_words(pinned | {"earlier": pinned}) == "mixed runs"
+    assert machines.numerics_words(pinned | {"pinned": False}) == "CPU's own"
     gpu = pinned | {"pinned": False, "cpu": "NVIDIA H200"}
     assert machines.numerics_words(gpu) == "CUDA"
-    browser = pinned | {"trained_in": "Chromium 156"}
-    assert machines.numerics_words(browser) == "Chromium 156, float64"
+    assert machines.numerics_words(pinned | {"trained_in": "Chromium"}) == "browser"
 
 
 def test_the_machine_table_has_a_row_per_record(tmp_path):

@@ -16,7 +16,8 @@ from test_code_talk import HASH, ISSUE
 
 PAGES = sorted((HTML / "book").glob("*.html"))
 METHODS = "methods.html"
-MAX_WORDS = {"06_act_ut.html": 4500, "07_fixed_points.html": 3500, METHODS: 3500}
+# the methods appendix prints every table's machine record: most of its words
+MAX_WORDS = {"06_act_ut.html": 4500, "07_fixed_points.html": 3500, METHODS: 4000}
 # every other page: 5,000
 
 PROCESS_TALK = {

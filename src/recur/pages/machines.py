@@ -36,18 +36,17 @@ def cpu_name(cpu: str) -> str:
 
 
 def numerics_words(record: dict) -> str:
-    """A record's numerics in a few words: where it was trained, and how."""
+    """A record's numerics in a word or two: pinned (AVX2 kernels, MKL's compatible
+    path, one thread), the CPU's own, CUDA, the browser's, or mixed."""
     if record.get("earlier"):
-        return "mixed: entries of several runs"
+        return "mixed runs"
     if record.get("trained_in"):
-        return f"{record['trained_in']}, float64"
+        return "browser"
     if record["cpu"].startswith("NVIDIA"):
         return "CUDA"
     if not record["pinned"]:
-        return "the CPU's own"
-    words = "pinned (AVX2, MKL compatible, 1 thread)"
-    return words + ("; some rows copied from an unpinned table" if "copied" in record
-                    else "")  # fmt: skip
+        return "CPU's own"
+    return "pinned, part copied" if "copied" in record else "pinned"
 
 
 def machine_table(data="data") -> pd.DataFrame:
