@@ -92,3 +92,11 @@ def test_the_machine_table_has_a_row_per_record(tmp_path):
     table = machines.machine_table(tmp_path)
     assert list(table["table"]) == ["a.csv", "b.csv"]
     assert list(table["machine"]) == ["AMD EPYC", "Intel Xeon"]
+
+
+def test_the_browser_words_follow_the_records():
+    old = {"trained_in": "Chromium, before exact_math.js"}
+    new = {"trained_in": "Chromium 156"}
+    assert machines.browser_words([old, old, {}]).startswith("The page trainings in")
+    assert machines.browser_words([old, new]).startswith("1 of the 2 tables")
+    assert machines.browser_words([new]).endswith("ran with these functions.")

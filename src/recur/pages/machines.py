@@ -103,6 +103,24 @@ def rerun_words(reruns: pd.DataFrame) -> str:
     )
 
 
+def browser_words(records: list[dict]) -> str:
+    """What a page may say of the page trainings' tables (``browser_*``): whether
+    they ran before the trainers took ``exact_math.js`` (their records say)."""
+    browser = [r for r in records if r.get("trained_in")]
+    before = sum("before exact_math.js" in r["trained_in"] for r in browser)
+    if not before:
+        return "The page trainings in book/data ran with these functions."
+    some = (
+        "The page trainings"
+        if before == len(browser)
+        else (f"{before} of the {len(browser)} tables of page trainings")
+    )
+    return (
+        f"{some} in book/data ran before the trainers took these functions, as "
+        "their records say, so a seed's run in the page now may differ from its row."
+    )
+
+
 def machine_values(data="data") -> dict:
     """The section's glued values (``pins_``): the pins' words, the tables written
     before them, and the reruns' rows and equal rows in all."""
@@ -116,6 +134,7 @@ def machine_values(data="data") -> dict:
         "rerun_equal": int(reruns["equal rows"].sum()),
         "rerun_tables": len(reruns),
         "rerun_words": rerun_words(reruns),
+        "browser_words": browser_words(list(records)),
         "pinned_tables": sum(r["pinned"] and not r.get("earlier") for r in records),
         "rerun_cpu": reruns["pinned on"].iloc[0],
         "before_cpu": reruns["unpinned on"].iloc[0],
