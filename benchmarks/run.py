@@ -94,15 +94,6 @@ def write_results(path: Path, keep: tuple[str, ...] = ()) -> None:
     write_machine_record(path, written_by="make bench")
 
 
-def _record_update(path: Path, names: list[str]) -> None:
-    """After ``--only NAMES``: the record says which entries this machine wrote and
-    keeps the record of the run that wrote the others (``earlier``)."""
-    sidecar = sidecar_path(path)
-    earlier = json.loads(sidecar.read_text()) if sidecar.exists() else None
-    written_by = f"make bench --only {' '.join(names)} (these entries)"
-    write_machine_record(path, written_by=written_by, earlier=earlier)
-
-
 def median_seconds(fn, repeats: int = 5) -> float:
     times = []
     for _ in range(repeats):
@@ -516,13 +507,14 @@ def update(names: list[str], path: Path = BOOK / "data" / "bench.jsonl") -> None
     new = {row["name"] for row in RESULTS}
     kept = [r for r in old[1:] if r["name"] not in new and r.get("by") not in names]
     RESULTS[:0] = kept
-    record = sidecar_path(path).read_text() if sidecar_path(path).exists() else None
+    sidecar = sidecar_path(path)
+    earlier = json.loads(sidecar.read_text()) if sidecar.exists() else None
     write_results(path)
     lines = path.read_text().splitlines()  # the header stays the full run's machine
     path.write_text("\n".join([json.dumps(old[0]), *lines[1:]]) + "\n")
-    if record is not None:  # write_results wrote this run's: put the earlier back
-        sidecar_path(path).write_text(record)
-    _record_update(path, names)
+    # which entries this machine wrote; the run that wrote the others (``earlier``)
+    written_by = f"make bench --only {' '.join(names)} (these entries)"
+    write_machine_record(path, written_by=written_by, earlier=earlier)
 
 
 def main() -> None:

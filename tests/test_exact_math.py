@@ -14,7 +14,7 @@ the same functions as the page.
 Tolerance: none between the script and the twin (the same bits; a NaN matches any
 NaN, whose bits ECMAScript leaves to the engine). Against :mod:`math`, whose own
 functions are within about an ulp of the truth: 1 ulp (3 for tanh, whose fdlibm
-algorithm is within about 2.1 ulps of the truth, as glibc's is)."""
+algorithm is within about 2.1 ulps of the truth)."""
 
 from __future__ import annotations
 

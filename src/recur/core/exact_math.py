@@ -266,18 +266,14 @@ def _reduced(size: float, n: float) -> tuple[float, float]:
     fdlibm e_rem_pio2.c's medium case)."""
     r, w = size - n * PIO2_1, n * PIO2_1T
     y0 = r - w
-    if abs(y0) < size * _two_to(-16):
+    for part, tail, bits in ((PIO2_2, PIO2_2T, -16), (PIO2_3, PIO2_3T, -49)):
+        if not abs(y0) < size * _two_to(bits):
+            break
         t = r
-        w = n * PIO2_2
+        w = n * part
         r = t - w
-        w = n * PIO2_2T - ((t - r) - w)
+        w = n * tail - ((t - r) - w)
         y0 = r - w
-        if abs(y0) < size * _two_to(-49):
-            t = r
-            w = n * PIO2_3
-            r = t - w
-            w = n * PIO2_3T - ((t - r) - w)
-            y0 = r - w
     return y0, (r - y0) - w
 
 
