@@ -81,7 +81,7 @@ SCHEDULER ?=
 ifneq ($(SCHEDULER),)
 export RECUR_SCHEDULER := $(SCHEDULER)
 endif
-studies: $(STAMP)                  ## the slow studies: book/data/act_*, ch7_*, live_*, browser_*
+studies: $(STAMP)                  ## the slow studies: book/data/act_*, ch7_*, live_*, browser_*, skeptic_*
 	$(PY) benchmarks/act_studies.py --jobs $(JOBS)
 	$(PY) benchmarks/ch7_studies.py --jobs $(JOBS)
 	$(PY) benchmarks/live_studies.py --jobs $(JOBS)
@@ -89,6 +89,9 @@ studies: $(STAMP)                  ## the slow studies: book/data/act_*, ch7_*, 
 	$(PY) benchmarks/browser_train.py --jobs 2 --seeds 0-19
 	$(PY) benchmarks/browser_train.py --jobs 2
 	$(PY) benchmarks/browser_act_train.py --workers 2
+	$(PY) benchmarks/skeptic_studies.py --choose --jobs $(JOBS)
+	$(PY) benchmarks/skeptic_studies.py --jobs $(JOBS)
+	$(PY) benchmarks/skeptic_studies.py --wide --jobs $(JOBS)
 
 clean:
 	rm -rf _build

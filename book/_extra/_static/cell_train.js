@@ -25,7 +25,15 @@ function cellTrainer(scope) {
   const SETTINGS = { // recur.training.config.TrainConfig, as train_cell sets it
     nSteps: 1500, batchSize: 128, lr: 1e-2, clipNorm: 1.0, minBits: 1, maxBits: 8,
     nRounds: 9, evalEvery: 50, evalSize: 10000, stayRounds: 64, maxAttempts: 3,
+    // the holding recipe (recur.training.holding), off in Chapter 2's own procedure:
+    // LocalCell's snap and hold_cost, TrainConfig's chain_share and chain_kill_share
+    snap: false, holdCost: 0, chainShare: 0, chainKillShare: 0,
   };
+  // the holding recipe's settings (recur.training.holding: HOLD_COST,
+  // CHAIN_TRAINING, MAX_ATTEMPTS); recur.models.cell.HOLD_SLACK
+  const HOLDING = { snap: true, holdCost: 1.0, chainShare: 0.25, chainKillShare: 0.5,
+    maxAttempts: 5 };
+  const HOLD_SLACK = 1;
   const SCREEN = 1000; // recur.training.loop._heldout_exact's quick screen
   // What a run adds to its seed for each draw: recur.core.seeds's HELDOUT_PAIRS,
   // PAGE_BATCHES and RESTART_STRIDE (tests/test_seed_literals.py compares them).
@@ -73,6 +81,70 @@ function cellTrainer(scope) {
       }
     }
     return { a, b, size, n, target: sumBits(a, b, size, n) };
+  }
+
+  // recur.core.tasks.chain_batch: maxBits-bit sums whose longest carry chain is
+  // exactly `length` (the kinds drawn low to high among those that keep every chain at
+  // most that long, one chain of that length planted); with killShare, that share of
+  // the rows has a kill instead of the generate under the planted run. n = maxBits + 1.
+  function chainBatch(rand, size, maxBits, length, killShare) {
+    const n = maxBits + 1;
+    const a = new Uint8Array(size * n);
+    const b = new Uint8Array(size * n);
+    for (let e = 0; e < size; e++) {
+      const start = Math.floor(rand() * (maxBits - length + 1));
+      const bottom = killShare > 0 && rand() < killShare ? 0 : 1; // 0 kill, 1 generate
+      let run = 0; // the distance of the carry into the current bit
+      for (let i = 0; i < maxBits; i++) {
+        const planted = i >= start && i < start + length;
+        let kind = Math.floor(rand() * 3); // 0 kill, 1 generate, 2 propagate
+        if (kind === 2 && !(run === 0 || run < length)) kind = 0; // no longer chain
+        if (planted) kind = i === start ? bottom : 2;
+        run = kind === 1 ? 1 : kind === 2 && run > 0 ? run + 1 : 0;
+        const flip = rand() < 0.5 ? 1 : 0; // which number holds a propagate's 1
+        a[e * n + i] = kind === 1 || (kind === 2 && flip === 1) ? 1 : 0;
+        b[e * n + i] = kind === 1 || (kind === 2 && flip === 0) ? 1 : 0;
+      }
+    }
+    return { a, b, size, n, target: sumBits(a, b, size, n) };
+  }
+
+  // recur.training.loop._training_batch: random sums, and with chainShare that share
+  // of the batch replaced by chain sums of one length drawn from 1..maxBits.
+  function trainingBatch(rand) {
+    const { batchSize, maxBits, minBits, chainShare, chainKillShare } = SETTINGS;
+    const nChain = Math.round(chainShare * batchSize);
+    const batch = randomBatch(rand, batchSize - nChain, maxBits, minBits);
+    if (nChain === 0) return batch;
+    const length = 1 + Math.floor(rand() * maxBits);
+    const chains = chainBatch(rand, nChain, maxBits, length, chainKillShare);
+    const joined = { size: batchSize, n: batch.n };
+    for (const key of ["a", "b", "target"]) {
+      joined[key] = new Uint8Array(batchSize * batch.n);
+      joined[key].set(batch[key]);
+      joined[key].set(chains[key], batch[key].length);
+    }
+    return joined;
+  }
+
+  // recur.models.cell.waits: the rounds each position waits for its carry-in, the
+  // position minus the highest kill or generate below it (at least 1).
+  function waits(batch) {
+    const { size, n } = batch;
+    const wait = new Int32Array(size * n);
+    for (let e = 0; e < size; e++) {
+      let stop = -1; // the highest non-propagating position below i
+      for (let i = 0; i < n; i++) {
+        wait[e * n + i] = Math.max(i - Math.max(stop, 0), 1);
+        if (batch.a[e * n + i] === batch.b[e * n + i]) stop = i;
+      }
+    }
+    return wait;
+  }
+
+  // recur.models.cell.snapped: each entry to -1 or +1 (the gradient passes straight).
+  function snapInPlace(s, from, to) {
+    for (let k = from; k < to; k++) s[k] = s[k] > 0 ? 1 : -1;
   }
 
   // AdditionBatch.target: the bits of a + b, LSB first, the carry out on top.
@@ -128,7 +200,7 @@ function cellTrainer(scope) {
     const rows = size * n;
     const problem = embedProblem(w, batch, rows);
     const states = [new Float64Array(rows * D)]; // s_0 = 0: the input is injected
-    const zs = [], hidden = [];
+    const zs = [], hidden = [], raws = []; // raws: each round's state before snapping
     const w1 = w["update.0.weight"], b1 = w["update.0.bias"];
     const w2 = w["update.2.weight"], b2 = w["update.2.bias"];
     for (let r = 0; r < nRounds; r++) {
@@ -158,7 +230,14 @@ function cellTrainer(scope) {
       }
       zs.push(z);
       hidden.push(h);
-      states.push(next);
+      raws.push(next);
+      if (SETTINGS.snap) {
+        const snapped = next.slice();
+        snapInPlace(snapped, 0, snapped.length);
+        states.push(snapped);
+      } else {
+        states.push(next);
+      }
     }
 
     const last = states[nRounds];
@@ -169,7 +248,7 @@ function cellTrainer(scope) {
       for (let k = 0; k < D; k++) sum += wr[k] * last[p * D + k];
       logits[p] = sum;
     }
-    return { logits, states, zs, hidden, problem };
+    return { logits, states, zs, hidden, raws, problem };
   }
 
   // recur.training.evaluate.window_loss with window 1: binary cross-entropy on the
@@ -190,6 +269,49 @@ function cellTrainer(scope) {
     return { loss: total / Math.max(kept, 1), kept: Math.max(kept, 1) };
   }
 
+  // recur.models.cell.hold_loss, weighted by holdCost and averaged over the kept sums
+  // (recur.training.loop._step): each sum's mean squared change of its positions'
+  // unsnapped states from round to round, the rounds its news arrives left out; with
+  // its gradient with respect to every round's unsnapped state (dRaw[r - 1]: round r).
+  function holdCost(raws, batch, keep, kept) {
+    const { size, n } = batch;
+    const nRounds = raws.length;
+    const wait = waits(batch);
+    const dRaw = raws.map((x) => new Float64Array(x.length));
+    let total = 0;
+    for (let e = 0; e < size; e++) {
+      if (!keep[e]) continue;
+      let counted = 0;
+      for (let r = 2; r <= nRounds; r++) {
+        for (let i = 0; i < n; i++) {
+          const wi = wait[e * n + i];
+          if (!(r >= wi && r <= wi + HOLD_SLACK)) counted += 1;
+        }
+      }
+      counted = Math.max(counted, 1);
+      const scale = SETTINGS.holdCost / kept / counted;
+      let sum = 0;
+      for (let r = 2; r <= nRounds; r++) {
+        const now = raws[r - 1], before = raws[r - 2];
+        for (let i = 0; i < n; i++) {
+          const wi = wait[e * n + i];
+          if (r >= wi && r <= wi + HOLD_SLACK) continue; // news arrives: it may change
+          const ps = (e * n + i) * D;
+          let squares = 0;
+          for (let k = ps; k < ps + D; k++) {
+            const diff = now[k] - before[k];
+            squares += diff * diff;
+            dRaw[r - 1][k] += (2 * scale * diff) / D;
+            dRaw[r - 2][k] -= (2 * scale * diff) / D;
+          }
+          sum += squares / D;
+        }
+      }
+      total += scale * sum;
+    }
+    return { loss: total, dRaw };
+  }
+
   function zerosLike(w) {
     const g = {};
     for (const name of Object.keys(SHAPES)) g[name] = new Float64Array(w[name].length);
@@ -202,7 +324,10 @@ function cellTrainer(scope) {
     const { size, n } = batch;
     const rows = size * n;
     const run = forward(w, batch, nRounds);
-    const { loss, kept } = windowLoss(run.logits, batch, keep);
+    const task = windowLoss(run.logits, batch, keep);
+    const { kept } = task;
+    const hold = SETTINGS.holdCost && nRounds > 1 ? holdCost(run.raws, batch, keep, kept) : null;
+    const loss = task.loss + (hold ? hold.loss : 0);
     const g = zerosLike(w);
     const wr = w["readout.weight"];
     let ds = new Float64Array(rows * D); // d loss / d s_R
@@ -223,13 +348,14 @@ function cellTrainer(scope) {
     const dproblem = new Float64Array(rows * D);
     const da = new Float64Array(D), dpre = new Float64Array(H);
     for (let r = nRounds; r >= 1; r--) {
-      const s = run.states[r], z = run.zs[r - 1], h = run.hidden[r - 1];
+      const s = run.raws[r - 1], z = run.zs[r - 1], h = run.hidden[r - 1];
+      if (hold) for (let k = 0; k < ds.length; k++) ds[k] += hold.dRaw[r - 1][k];
       const dz = new Float64Array(rows * D);
       for (let p = 0; p < rows; p++) {
         const ps = p * D, ph = p * H;
         for (let o = 0; o < D; o++) {
           const v = s[ps + o];
-          da[o] = ds[ps + o] * (1 - v * v); // tanh
+          da[o] = ds[ps + o] * (1 - v * v); // tanh (a snap passes the gradient straight)
           gb2[o] += da[o];
         }
         for (let j = 0; j < H; j++) {
@@ -376,6 +502,7 @@ function cellTrainer(scope) {
         }
         for (let k = ps; k < ps + D; k++) { // tanh in a loop of its own, as in forward
           next[k] = exact.tanh(next[k]);
+          if (SETTINGS.snap) next[k] = next[k] > 0 ? 1 : -1;
           if (next[k] !== state[k]) nowMoved[p] = 1;
         }
       }
@@ -440,7 +567,7 @@ function cellTrainer(scope) {
     let last = null;
     for (let step = 1; step <= SETTINGS.nSteps; step++) {
       if (stopped()) return { w, seed, passed: false, stopped: true, step: step - 1, last, seconds: (Date.now() - start) / 1000 };
-      const batch = randomBatch(rand, SETTINGS.batchSize, SETTINGS.maxBits, SETTINGS.minBits);
+      const batch = trainingBatch(rand);
       const keep = Uint8Array.from({ length: batch.size }, (_, e) => 1 - heldout[pairKey(batch, e)]);
       const loss = trainingStep(w, adam, batch, keep);
       const row = { step, loss, seed, w };
@@ -474,7 +601,8 @@ function cellTrainer(scope) {
     return { ...kept, attempts: runs.length, seconds: runs.reduce((t, r) => t + r.seconds, 0) };
   }
 
-  Object.assign(scope, { SETTINGS, SCREEN, SHAPES, generator, initialWeights, randomBatch, forward,
+  Object.assign(scope, { SETTINGS, HOLDING, SCREEN, SHAPES, generator, initialWeights,
+    randomBatch, chainBatch, trainingBatch, waits, holdCost, forward,
     windowLoss, lossAndGradients, clipGradients, adamStep, trainingStep, rightByRound,
     settledForward, heldoutPairs, heldoutExact, staysRight, needsStayCheck, checkPasses,
     attemptSeeds, trainOnce, trainCell });
@@ -502,7 +630,8 @@ cellTrainer(window.OneMoreRound.train);
 // ------------------------------------------------------------------ the page's trainer
 
 // recur.core.device.seed_everything's check, and the range this page's generator takes.
-const MAX_SEED = 2 ** 31 - 1 - 1000 * (cellTrainerSettings().maxAttempts - 1);
+const MAX_SEED = 2 ** 31 - 1 - 1000 * (Math.max(cellTrainerSettings().maxAttempts,
+  window.OneMoreRound.train.HOLDING.maxAttempts) - 1);
 function cellTrainerSettings() { return window.OneMoreRound.train.SETTINGS; }
 function checkedSeed(text) {
   const value = text.trim();
@@ -582,17 +711,21 @@ function trainerWords(done, seed, where) {
     `${where} now runs the last run's weights, so you can see where it goes wrong.`;
 }
 
-function useTrainedCell(weights, seed) {
-  const spec = { kind: "cell", options: { inject: true }, unpacked: weights, seed };
+// The explorer that runs a cell trained in the page: the chapter's own (the fading
+// cell's explorer keeps its cell).
+const TRAINED_EXPLORER = '.cell-explorer[data-model="ch2_cell"]';
+
+function useTrainedCell(weights, seed, snap) {
+  const spec = { kind: "cell", options: { inject: true, snap }, unpacked: weights, seed };
   window.OneMoreRound.trainedCell = spec;
-  document.querySelectorAll(".cell-explorer").forEach((explorer) => {
+  document.querySelectorAll(TRAINED_EXPLORER).forEach((explorer) => {
     window.OneMoreRound.mountCellExplorer(explorer, spec);
   });
 }
 
 // Where the page's cell explorer is, seen from the trainer: "above" or "below".
 function explorerSide(root) {
-  const explorer = document.querySelector(".cell-explorer");
+  const explorer = document.querySelector(TRAINED_EXPLORER);
   if (!explorer) return "below";
   return root.compareDocumentPosition(explorer) & Node.DOCUMENT_POSITION_PRECEDING ? "above" : "below";
 }
@@ -620,7 +753,7 @@ function mountCellTrainer(root) {
     finish();
     points = [];
     latest = null;
-    ui.progress.max = nSteps * settings.maxAttempts;
+    ui.progress.max = nSteps * (overrides.maxAttempts || settings.maxAttempts);
     ui.progress.value = 0;
     ui.train.disabled = true;
     ui.stop.disabled = false;
@@ -644,7 +777,7 @@ function mountCellTrainer(root) {
         ui.progress.value = ui.progress.max;
         ui.message.textContent = trainerWords(done, seed, where);
         if (points.length) drawLoss(ui.loss, points, points[points.length - 1].x); // all of it
-        useTrainedCell(done.w, seed);
+        useTrainedCell(done.w, seed, Boolean(overrides.snap));
       }
     };
     worker.onerror = (event) => {
@@ -658,7 +791,7 @@ function mountCellTrainer(root) {
     if (!latest) return (ui.message.textContent = "Stopped before the first step.");
     ui.message.textContent = `Stopped at step ${latest.step} of run ${latest.attempt + 1}. ` +
       `The explorer ${where} now runs the weights trained so far.`;
-    useTrainedCell(latest.w, seed);
+    useTrainedCell(latest.w, seed, Boolean(overrides.snap));
   });
 }
 

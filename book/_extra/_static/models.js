@@ -78,18 +78,19 @@ function embed(w, prefix, bits, d) {
 // ---------------------------------------------------------------- Chapter 2's cell
 
 // LocalCell.step: z = s + E (injected), then s'_i = tanh(W2 relu(W1 [z_i, z_{i-1}])),
-// with a row of zeros under bit 0. ``loop`` holds the state one round back and, per
-// position, whether the state moved since one and since two rounds back. A position
-// whose own and lower states are what they were one round back gets the inputs it had
-// then, so its new state is its state; if they are what they were two rounds back (a
-// settled state that flips between two neighbouring floats), its new state is the one
-// of one round back. Both are exact; they only save work once a region has settled.
+// snapped to -1 or +1 entry by entry for a holding cell, with a row of zeros under
+// bit 0. ``loop`` holds the state one round back and, per position, whether the state
+// moved since one and since two rounds back. A position whose own and lower states
+// are what they were one round back gets the inputs it had then, so its new state is
+// its state; if they are what they were two rounds back (a settled state that flips
+// between two neighbouring floats), its new state is the one of one round back. Both
+// are exact; they only save work once a region has settled.
 // The same round is written twice more in cell_train.js (forward, settledForward): the
 // trainer runs in a Web Worker made from its own text, which cannot reach this file.
 // tests/test_browser_train.py checks the three give the same states; so that they do in
 // every browser, all three take tanh from exact_math.js (loaded before this file).
 const cellTanh = exactMath().tanh;
-function cellStep(w, prefix, state, problem, n, d, inject, loop) {
+function cellStep(w, prefix, state, problem, n, d, inject, loop, snap = false) {
   const w1 = w[prefix + "update.0.weight"];
   const b1 = w[prefix + "update.0.bias"];
   const w2 = w[prefix + "update.2.weight"];
@@ -119,6 +120,7 @@ function cellStep(w, prefix, state, problem, n, d, inject, loop) {
         for (let o = 0; o < d; o++) next[i * d + o] += w2[o * hiddenSize + j] * a;
       }
       for (let k = i * d; k < (i + 1) * d; k++) next[k] = cellTanh(next[k]);
+      if (snap) for (let k = i * d; k < (i + 1) * d; k++) next[k] = next[k] > 0 ? 1 : -1;
     }
     for (let k = i * d; k < (i + 1) * d; k++) {
       if (next[k] !== state[k]) moved[i] = 1;
@@ -158,7 +160,8 @@ function cellReadouts(spec, a, b, nRounds) {
   const readout = new Float64Array(1);
   const rounds = [];
   for (let r = 0; r < nRounds; r++) {
-    ({ next: state, loop } = cellStep(w, "", state, problem, bits.n, d, spec.options.inject, loop));
+    ({ next: state, loop } = cellStep(w, "", state, problem, bits.n, d, spec.options.inject, loop,
+      spec.options.snap));
     for (let i = 0; i < bits.n; i++) { // LocalCell.readout, where the state moved
       if (!loop.moved[i]) continue;
       linear(w["readout.weight"], w["readout.bias"], state, i * d, d, readout, 0, 1);
@@ -201,7 +204,8 @@ function deqReadout(spec, a, b, cap) {
   const changes = [];
   while (nIter < Math.max(2, cap)) {
     let fz;
-    ({ next: fz, loop } = cellStep(w, "cell.", z, problem, bits.n, d, true, loop));
+    ({ next: fz, loop } = cellStep(w, "cell.", z, problem, bits.n, d, true, loop,
+      spec.options.snap));
     residual = relativeResidual(fz, z);
     z = fz;
     nIter++;

@@ -21,6 +21,7 @@ from recur.core.tasks import (
 )
 from recur.models.cell import LocalCell
 from recur.models.running import learned_readouts
+from recur.training import holding
 from recur.training.checked import (
     STAYS_RIGHT,
     CheckedRun,
@@ -297,6 +298,28 @@ def train_cell(seed: int = 0, max_attempts: int = 3, **overrides) -> CheckedRun:
     # a lambda, not LocalCell itself: the class is looked up when each run starts
     return checked_training(
         lambda: LocalCell(),
+        settings,
+        stays_right_check,
+        seed,
+        max_attempts,
+        STAYS_RIGHT,
+    )
+
+
+def train_holding_cell(
+    seed: int = 0,
+    max_attempts: int = holding.MAX_ATTEMPTS,
+    without: tuple[str, ...] = (),
+    **overrides,
+) -> CheckedRun:
+    """:func:`train_cell`'s procedure (its check, and restarts) for the cell that
+    holds: the pieces of :mod:`recur.training.holding` but those named in ``without``
+    (``"snap"``, ``"hold"``, ``"chains"``), and at most
+    :data:`recur.training.holding.MAX_ATTEMPTS` runs."""
+    options = holding.model_options(without)
+    settings = {"max_bits": 8} | holding.training_options(without) | overrides
+    return checked_training(
+        lambda: LocalCell(**options),
         settings,
         stays_right_check,
         seed,

@@ -26,6 +26,7 @@ from recur.models.deq import EquilibriumCell
 from recur.models.fixedpoint import Solve
 from recur.models.running import eval_mode, model_device
 from recur.models.ut import UniversalTransformer
+from recur.training import holding
 from recur.training.checked import CheckedRun, ExtraCheck, checked_training
 from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
@@ -71,6 +72,19 @@ def train_deq(
     return checked_training(
         make, DEQ_TRAINING | overrides, right_with_cap, seed, max_attempts, words
     )
+
+
+def train_holding_deq(
+    seed: int = 0, max_attempts: int = 2, without: tuple[str, ...] = (), **overrides
+) -> CheckedRun:
+    """:func:`train_deq`'s procedure for the DEQ cell that holds: the pieces of
+    :mod:`recur.training.holding` but ``without``; the hold cost reads the solver's
+    own path (plain iteration from zeros) over the run's rounds."""
+    make = functools.partial(EquilibriumCell, **holding.model_options(without))
+    settings = DEQ_TRAINING | holding.training_options(without) | overrides
+    cap = f"with a solver cap of {DEQ_CHECK_CAP}"
+    words = ExtraCheck(kept=f"kept them right {cap}", share=f"are right {cap}")
+    return checked_training(make, settings, right_with_cap, seed, max_attempts, words)
 
 
 @contextlib.contextmanager

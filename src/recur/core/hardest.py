@@ -77,3 +77,151 @@ def hardest_sums(n_bits: int) -> HardestSums:
     return HardestSums(
         names, tuple(pairs.values()), batch_from_strings(list(pairs.values()))
     )
+
+
+# A skeptic's sums, written position by position (MSB first) in four kinds:
+# g generates a carry (1 + 1), k kills one (0 + 0), a and b propagate one
+# (a: the 1 is in the first number, b: in the second).
+KIND_BITS = {"g": ("1", "1"), "k": ("0", "0"), "a": ("1", "0"), "b": ("0", "1")}
+
+
+def pair_from_kinds(kinds: str) -> tuple[str, str]:
+    """The sum (a, b), MSB first, whose positions are ``kinds`` (MSB first)."""
+    if not kinds or set(kinds) - set(KIND_BITS):
+        raise ValueError(f"kinds must be a non-empty string of g, k, a, b: {kinds!r}")
+    a = "".join(KIND_BITS[k][0] for k in kinds)
+    b = "".join(KIND_BITS[k][1] for k in kinds)
+    return a, b
+
+
+def _run(n: int, first: str = "a") -> str:
+    """``n`` propagating positions, the 1 alternating between the numbers, MSB first,
+    ``first`` at the bottom."""
+    other = "b" if first == "a" else "a"
+    return "".join(first if (n - 1 - i) % 2 == 0 else other for i in range(n))
+
+
+def _families(n: int) -> dict[str, str]:
+    """The skeptic's families at width ``n`` by name, as kinds (MSB first). Each asks a
+    state to hold over a long run: a carry through it, or "no carry yet" until the
+    news comes from below."""
+    half, quarter = n // 2, n // 4
+    return {
+        # one carry, made low, walking the whole width through mixed operands
+        "carry through mixed operands": _run(n - 1) + "g",
+        # no carry at all, every position waiting on the run below it
+        "1 + 111…10": "b" * (n - 1) + "a",
+        "no carry under a top generate": "g" + "a" * (n - 2) + "k",
+        # a chain that starts above bit 0, under or over long kills
+        "chain from the middle": "a" * half + "g" + "k" * (n - half - 1),
+        "chain from the middle, propagates below": "a" * half
+        + "g"
+        + "b" * (n - half - 1),
+        "short chain at the top": "a" * 4 + "g" + "k" * (n - 5),
+        # a long chain broken by one kill, a carry made just above it
+        "chain broken by one kill": "a" * (half - 1) + "k" + "a" * (n - half - 1) + "g",
+        "kill, then a new carry": "a" * (half - 1)
+        + "g"
+        + "k"
+        + "a" * (n - half - 2)
+        + "g",
+        # several long chains at once
+        "four chains": ("a" * (quarter - 1) + "g") * 4 + "a" * (n - 4 * quarter),
+        "chains of 8": ("a" * 7 + "g") * (n // 8) + "k" * (n % 8),
+        # generates over a long wait
+        "generates over a long wait": "g" * half + "a" * (n - half),
+    }
+
+
+@dataclass(frozen=True)
+class SkepticSums:
+    """The skeptic's sums of one width: names, kinds (MSB first) and the batch."""
+
+    names: tuple[str, ...]
+    kinds: tuple[str, ...]
+    batch: AdditionBatch
+
+    def wait(self) -> np.ndarray:
+        """The rounds each position waits for its carry-in, (B, n + 1)."""
+        bits = self.batch.bits.cpu().numpy().astype(np.int64)  # (B, n + 1, 2)
+        return wait_rounds(bits[..., 0], bits[..., 1])[:, :-1]  # (B, n + 1)
+
+
+SKEPTIC_MIN_BITS = 16  # the families' halves and quarters need room
+
+
+def skeptic_sums(n_bits: int, extra: tuple[Family, ...] = ()) -> SkepticSums:
+    """The hardest sums of :func:`hardest_sums` and the skeptic's families at
+    ``n_bits`` bits (at least :data:`SKEPTIC_MIN_BITS`), plus the ``extra`` families
+    (such as :func:`search_families` keeps), each at ``n_bits`` bits."""
+    if not isinstance(n_bits, int) or n_bits < SKEPTIC_MIN_BITS:
+        raise ValueError(
+            f"n_bits must be an integer >= {SKEPTIC_MIN_BITS}, got {n_bits!r}"
+        )
+    named = {name: pair for name, pair in _pairs(n_bits).items()}
+    families = _families(n_bits) | {f.name: f.kinds(n_bits) for f in extra}
+    for name, kinds in families.items():
+        if len(kinds) != n_bits:
+            raise ValueError(f"{name!r} has {len(kinds)} positions, not {n_bits}")
+        named[name] = pair_from_kinds(kinds)
+    kinds = tuple(_kinds_of(a, b) for a, b in named.values())
+    return SkepticSums(tuple(named), kinds, batch_from_strings(list(named.values())))
+
+
+def _kinds_of(a: str, b: str) -> str:
+    """The kinds of the sum (a, b): the inverse of :func:`pair_from_kinds`."""
+    back = {bits: kind for kind, bits in KIND_BITS.items()}
+    return "".join(back[(x, y)] for x, y in zip(a, b, strict=True))
+
+
+RUN_KINDS = ("g", "k", "a", "b", "ab")  # a run of one kind, or a/b alternating
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of sums at every width: runs of one kind, MSB first, each taking a
+    ``share`` of the positions (the last run takes what is left)."""
+
+    runs: tuple[tuple[str, float], ...]
+
+    def kinds(self, n_bits: int) -> str:
+        """The family's sum at ``n_bits`` bits, as kinds (MSB first)."""
+        out, used = [], 0
+        for k, (kind, share) in enumerate(self.runs):
+            last = k == len(self.runs) - 1
+            length = n_bits - used if last else max(1, round(share * n_bits))
+            length = min(length, n_bits - used - (len(self.runs) - 1 - k))
+            out.append(_run(length) if kind == "ab" else kind * length)
+            used += length
+        return "".join(out)
+
+    @property
+    def name(self) -> str:
+        return " ".join(f"{kind}{share:.0%}" for kind, share in self.runs)
+
+
+def random_family(gen: np.random.Generator) -> Family:
+    """One family for :func:`search_families`: two to five runs of kinds drawn from
+    :data:`RUN_KINDS`, their shares of the width drawn at random."""
+    n_runs = int(gen.integers(2, 6))
+    shares = gen.dirichlet(np.ones(n_runs))
+    kinds = gen.choice(RUN_KINDS, n_runs)
+    return Family(
+        tuple((str(k), round(float(s), 2)) for k, s in zip(kinds, shares, strict=True))
+    )
+
+
+def search_families(passes, n_bits: int, n_draws: int, seed: int) -> list[Family]:
+    """The families among ``n_draws`` drawn by :func:`random_family` (from ``seed``)
+    whose ``n_bits``-bit sum some model gets wrong: ``passes(batch)`` returns a (B,)
+    bool per sum of the batch (True: every model got it right, as it is read)."""
+    if n_bits < SKEPTIC_MIN_BITS or n_draws < 1:
+        raise ValueError(
+            f"need n_bits >= {SKEPTIC_MIN_BITS} and n_draws >= 1, "
+            f"got {n_bits} and {n_draws}"
+        )
+    gen = np.random.default_rng(seed)
+    families = [random_family(gen) for _ in range(n_draws)]
+    pairs = [pair_from_kinds(f.kinds(n_bits)) for f in families]
+    ok = passes(batch_from_strings(pairs))
+    return [f for f, right in zip(families, ok.tolist(), strict=True) if not right]

@@ -147,6 +147,12 @@ REGISTRY = (
     Seeds("trained in the page, Chapter 6", 0, 19, BROWSER_ACT_SUMS, REPORT,
           "Chapter 6's procedure trained in the page (browser_act_seeds.csv)",
           PER_SEED),
+    Seeds("holding recipe", 3100, 3119, None, CHOOSE,
+          "the holding recipe's pieces, and the search for the skeptic's families "
+          "(skeptic_choose.csv: 16 to 256 bits)"),
+    Seeds("skeptic's sums", 0, 19, None, REPORT,
+          "the cells of Chapters 2 and 7 on the skeptic's sums (skeptic_report.csv: "
+          "64 to 1,024 bits; 4,096 in skeptic_wide.csv)"),
 )  # fmt: skip
 
 
@@ -174,6 +180,8 @@ OVERLAPS = {
     ("first recipe", "trained in the page"): "another model, and the page's own draws",
     ("recipe pieces", "trained in the page"): "another model, and the page's own draws",
     ("first recipe", "trained in the page, Chapter 6"): "the page's own draws",
+    ("first recipe", "skeptic's sums"): "other models",
+    ("recipe pieces", "skeptic's sums"): "other models",
     ("recipe pieces", "trained in the page, Chapter 6"): "the page's own draws",
 }
 

@@ -58,16 +58,56 @@ def check_bits_tensor(bits: torch.Tensor) -> None:
         raise ValueError("bits must be 0 or 1: the input is not binary")
 
 
+def snapped(state: torch.Tensor) -> torch.Tensor:
+    """Each entry of ``state`` (in -1..1) snapped to -1 or +1, its gradient passed
+    through as if unsnapped (the straight-through estimator): a state that can only
+    take two levels per entry cannot drift, however long it must hold."""
+    return state + (torch.where(state > 0, 1.0, -1.0) - state).detach()
+
+
+def waits(bits: torch.Tensor) -> torch.Tensor:
+    """(B, n) the rounds each position waits for its carry-in (bits (B, n, 2), LSB
+    first): :func:`recur.core.carry.wait_rounds` in torch, on the model's device."""
+    prop = bits[..., 0] != bits[..., 1]  # (B, n)
+    idx = torch.arange(bits.shape[1], device=bits.device).expand_as(prop)  # (B, n)
+    stops = torch.where(prop, -1, idx).cummax(dim=1).values  # (B, n)
+    below = F.pad(stops, (1, 0), value=-1)[:, :-1]  # highest stop under each position
+    return (idx - below.clamp(min=0)).clamp(min=1)  # (B, n)
+
+
+HOLD_SLACK = 1  # rounds after its wait in which a position's state may still change
+
+
+def hold_loss(raw: torch.Tensor, wait: torch.Tensor) -> torch.Tensor:
+    """The hold cost of each sum, (B,): the mean squared change of each position's
+    state from round to round (``raw`` (R, B, n, d), unsnapped), except in round 1 and
+    in the rounds its news arrives (its wait through :data:`HOLD_SLACK` rounds later).
+    A position whose state moves only when news arrives holds "no carry yet" and its
+    answer however long it waits."""
+    change = (raw[1:] - raw[:-1]).pow(2).mean(dim=-1)  # (R - 1, B, n): rounds 2..R
+    rounds = torch.arange(2, raw.shape[0] + 1, device=raw.device)[:, None, None]
+    news = (rounds >= wait) & (rounds <= wait + HOLD_SLACK)  # (R - 1, B, n)
+    counted = (~news).sum(dim=(0, 2)).clamp(min=1)  # (B,)
+    return (change * ~news).sum(dim=(0, 2)) / counted  # (B,)
+
+
 class LocalCell(nn.Module):
     """A shared local update: position ``i`` reads its state and the state below it."""
 
-    def __init__(self, d_state: int = 16, d_hidden: int = 32, inject: bool = True):
+    def __init__(
+        self,
+        d_state: int = 16,
+        d_hidden: int = 32,
+        inject: bool = True,
+        snap: bool = False,
+        hold_cost: float = 0.0,
+    ):
         super().__init__()
         if d_state < 1 or d_hidden < 1:
             raise ValueError(
                 f"sizes must be >= 1, got d_state={d_state}, d_hidden={d_hidden}"
             )
-        self.inject = inject
+        self.inject, self.snap, self.hold_cost = inject, snap, hold_cost
         self.embed = nn.Linear(2, d_state)  # the problem's two bits -> state space
         self.update = nn.Sequential(
             nn.Linear(2 * d_state, d_hidden),  # [own state, state of the bit below]
@@ -77,12 +117,19 @@ class LocalCell(nn.Module):
         )
         self.readout = nn.Linear(d_state, 1)  # the sum bit at this position
 
-    def step(self, state: torch.Tensor, problem: torch.Tensor) -> torch.Tensor:
-        """One round at every position at once."""
+    def unsnapped_step(
+        self, state: torch.Tensor, problem: torch.Tensor
+    ) -> torch.Tensor:
+        """One round at every position at once, before any snapping."""
         z = state + problem if self.inject else state  # (B, n, d)
         padded = F.pad(z, (0, 0, 1, 0))  # (B, n + 1, d): a row of zeros under bit 0
         below = padded[:, :-1]  # (B, n, d): the state of position i - 1
         return self.update(torch.cat([z, below], dim=-1))  # (B, n, d)
+
+    def step(self, state: torch.Tensor, problem: torch.Tensor) -> torch.Tensor:
+        """One round at every position at once."""
+        new = self.unsnapped_step(state, problem)  # (B, n, d)
+        return snapped(new) if self.snap else new
 
     def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
         """Run ``n_rounds`` rounds on ``bits`` (B, n, 2); read out after every round."""
@@ -90,11 +137,15 @@ class LocalCell(nn.Module):
         check_rounds(n_rounds)
         problem = self.embed(bits)  # (B, n, d)
         state = torch.zeros_like(problem) if self.inject else problem  # (B, n, d)
-        logits = []
+        logits, raw = [], []
         for _ in range(n_rounds):
-            state = self.step(state, problem)  # (B, n, d)
+            raw.append(self.unsnapped_step(state, problem))  # (B, n, d)
+            state = snapped(raw[-1]) if self.snap else raw[-1]  # (B, n, d)
             logits.append(self.readout(state).squeeze(-1))  # (B, n)
-        return Unroll(torch.stack(logits), bits.new_zeros(()))  # (R, B, n)
+        hold = bits.new_zeros(())  # (B,) per sum with a hold cost, () without
+        if self.hold_cost and self.training and n_rounds > 1:
+            hold = self.hold_cost * hold_loss(torch.stack(raw), waits(bits))
+        return Unroll(torch.stack(logits), hold)  # (R, B, n)
 
 
 def n_parameters(model: nn.Module) -> int:

@@ -38,9 +38,11 @@ class EquilibriumCell(nn.Module):
         tol: float = 1e-3,
         method: str = "iteration",
         implicit: bool = True,
+        snap: bool = False,
+        hold_cost: float = 0.0,
     ):
         super().__init__()
-        self.cell = LocalCell(d_state, d_hidden, inject=True)
+        self.cell = LocalCell(d_state, d_hidden, True, snap, hold_cost)
         self.tol, self.method, self.implicit = tol, method, implicit
         self.last_solve: Solve | None = None
         self.solves: list[Solve] | None = None  # a list inside collect_solves
@@ -82,4 +84,8 @@ class EquilibriumCell(nn.Module):
             for _ in range(n_rounds):
                 state = self.update(problem, state)  # (B, n, d)
         logits = self.cell.readout(state).squeeze(-1)  # (B, n)
-        return Unroll(logits[None], bits.new_zeros(()))
+        hold = bits.new_zeros(())  # (B,) per sum with a hold cost, () without
+        if self.cell.hold_cost and self.training:
+            # the solver's own path (plain iteration from zeros) holds between news
+            hold = self.cell(bits, n_rounds).aux_loss
+        return Unroll(logits[None], hold)

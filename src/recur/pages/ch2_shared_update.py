@@ -13,7 +13,9 @@ from recur.chapters.ch2_shared_update import (
     ChainExperiment,
     chain_seed_words,
     train_cell,
+    train_holding_cell,
 )
+from recur.chapters.ch2_skeptic import fade_words
 from recur.core.intervals import interval_text
 from recur.models.cell import LocalCell, n_parameters
 from recur.pages.glue import plain, prefixed, read_table
@@ -64,6 +66,27 @@ def study_values(data="data") -> dict:
     fresh["interval"] = interval_text(fresh["passed"], fresh["n"])
     values |= prefixed("page_new", fresh)
     return {key: plain(value) for key, value in values.items()}
+
+
+def fade_values(seed: int, walks: dict, read_round: int, holding_run) -> dict:
+    """What the page's walks (:func:`recur.chapters.ch2_skeptic.fade_walks`, keyed
+    "sum, model") show, in words, and what its holding cell's training did."""
+    sums = {"nocarry": "1 + 111…10", "carry": "all ones + 1"}
+    models = {"c2": "Chapter 2's cell", "hold": "holding cell"}
+    values = {"fade_seed": seed, "hold_words": holding_run.words()}
+    values["hold_attempts"] = (
+        inspect.signature(train_holding_cell).parameters["max_attempts"].default
+    )
+    for key, name in sums.items():
+        for who, model in models.items():
+            values[f"fade_{who}_{key}"] = fade_words(
+                walks[f"{name}, {model}"], read_round
+            )
+    for who, model in models.items():
+        change = walks[f"1 + 111…10, {model}"].change[:, -1]  # the carry out
+        values[f"fade_{who}_moving"] = f"{int((change[1:] > 0).sum()):,}"
+    values["fade_rounds"] = len(change) - 1  # rounds 2.. (round 1 leaves zeros)
+    return values
 
 
 def training_values(checked_run) -> dict:

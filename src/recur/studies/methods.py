@@ -90,6 +90,19 @@ STUDY_TABLES = (
           "Chapter 6's procedure trained in the page",
           ".venv/bin/python benchmarks/browser_act_train.py --workers 2",
           "trained in the page, Chapter 6"),
+    Study("skeptic_choose", "skeptic_choose.csv",
+          "the holding recipe, each piece left out, and the search for sums "
+          "(16 to 256 bits)",
+          ".venv/bin/python benchmarks/skeptic_studies.py --choose --jobs 2",
+          "holding recipe"),
+    Study("skeptic", "skeptic_report.csv",
+          "the cells of Chapters 2, 3 and 7 on the skeptic's sums, 64 to 1,024 bits",
+          ".venv/bin/python benchmarks/skeptic_studies.py --jobs 2",
+          "skeptic's sums"),
+    Study("skeptic_wide", "skeptic_wide.csv",
+          "the holding cells on the skeptic's 4,096-bit sums",
+          ".venv/bin/python benchmarks/skeptic_studies.py --wide --jobs 2",
+          "skeptic's sums"),
 )  # fmt: skip
 # a run's whole training, restarts included ("seconds": the browser study's)
 TIME_COLUMNS = ("train seconds", "seconds")

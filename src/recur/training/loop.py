@@ -105,7 +105,10 @@ def _step(
         task = model.task_loss(out, batch.target, keep)
     else:
         task = window_loss(out.logits, batch.target, cfg.loss_window, keep)
-    loss = task + aux_weight * out.aux_loss
+    aux = out.aux_loss
+    if aux.ndim == 1:  # one term per sum (the hold cost): the held-out ones left out
+        aux = (aux * keep).sum() / keep.sum().clamp(min=1)
+    loss = task + aux_weight * aux
     opt.zero_grad(set_to_none=True)
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), cfg.clip_norm)

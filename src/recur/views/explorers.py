@@ -65,12 +65,15 @@ def _learned_verdict(learned: list[str], truth: str) -> str:
     )
 
 
-def learned_explorer(model, a: str = "01011011", b: str = "00100101") -> w.VBox:
+def learned_explorer(
+    model, a: str = "01011011", b: str = "00100101", name: str = "ch2_cell"
+) -> w.VBox:
     """The learned cell's readout round by round, next to the exact rule of Chapter 1;
     wrong bits are pink (:mod:`recur.views.palette`). Runs ``2 * (width + 1)`` rounds,
-    twice what the rule needs."""
+    twice what the rule needs. ``name``: the page's name for the model (a cell the
+    reader trains in the page replaces the one named ``ch2_cell``)."""
     if static_page():
-        return static_learned_explorer(model, a, b)
+        return static_learned_explorer(model, a, b, name)
 
     def build(a: str, b: str):
         trace = parallel_add(a, b)

@@ -37,7 +37,7 @@ UT_POSITIONS = ("relative", "sinusoid", "none")
 
 
 def _cell_options(cell: LocalCell) -> dict:
-    return {"inject": cell.inject}
+    return {"inject": cell.inject, "snap": cell.snap}
 
 
 def _ut_options(model: UniversalTransformer) -> dict:
@@ -71,7 +71,7 @@ def _kind_and_options(model: nn.Module) -> tuple[str, dict]:
     if isinstance(model, EquilibriumCell):
         if model.method != "iteration":
             raise ValueError(f"the page's DEQ iterates; this one uses {model.method!r}")
-        return "deq", {"tol": model.tol}
+        return "deq", {"tol": model.tol, "snap": model.cell.snap}
     if isinstance(model, UniversalTransformer):
         return "act_ut", _ut_options(model)
     raise ValueError(f"no page version of {type(model).__name__}")
@@ -106,12 +106,15 @@ def model_from_spec(spec: dict) -> nn.Module:
             weights["update.0.weight"].shape[0],
             weights["embed.weight"].shape[0],
         )
-        model = LocalCell(d_state, d_hidden, inject=options["inject"])
+        model = LocalCell(
+            d_state, d_hidden, inject=options["inject"], snap=options.get("snap", False)
+        )
     elif spec["kind"] == "deq":
         d_hidden = weights["cell.update.0.weight"].shape[0]
         model = EquilibriumCell(
-            weights["cell.embed.weight"].shape[0], d_hidden, options["tol"]
-        )
+            weights["cell.embed.weight"].shape[0], d_hidden, options["tol"],
+            snap=options.get("snap", False),
+        )  # fmt: skip
     elif spec["kind"] == "act_ut":
         model = _ut_from(weights, options)
     else:

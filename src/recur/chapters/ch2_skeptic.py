@@ -1,0 +1,112 @@
+"""Chapter 2's skeptic's sums: how a cell's answer fades on a sum that asks a state to
+hold for hundreds of rounds, round by round and position by position, and the counts
+of the skeptic's study (``skeptic_report.csv``) in words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from recur.core.carry import wait_rounds
+from recur.core.hardest import pair_from_kinds, skeptic_sums
+from recur.core.tasks import batch_from_strings
+from recur.models.deq import EquilibriumCell
+from recur.models.running import eval_mode
+
+
+@dataclass
+class Walk:
+    """One sum run round by round from zeros: per round and position whether the
+    readout was right, and how far the state moved (the Euclidean length of
+    s_r - s_{r-1}); rounds 1..R, positions LSB first (the carry out last)."""
+
+    right: np.ndarray  # (R, n + 1) bool
+    change: np.ndarray  # (R, n + 1) float: |s_r - s_{r-1}|, round 1 from zeros
+    wait: np.ndarray  # (n + 1,) rounds each position waits for its carry-in
+
+    @property
+    def n_rounds(self) -> int:
+        return self.right.shape[0]
+
+    def all_right(self) -> np.ndarray:
+        """(R,) bool: every position right after round r."""
+        return self.right.all(axis=1)
+
+
+@torch.no_grad()
+def walk(model, kinds: str, n_rounds: int) -> Walk:
+    """Run ``model`` (a cell, or a DEQ cell along its solver's plain iteration) on the
+    sum whose positions are ``kinds`` (MSB first) for ``n_rounds`` rounds."""
+    batch = batch_from_strings([pair_from_kinds(kinds)])
+    cell = model.cell if isinstance(model, EquilibriumCell) else model
+    right, change = [], []
+    with eval_mode(cell):
+        problem = cell.embed(batch.bits)  # (1, n + 1, d)
+        state = torch.zeros_like(problem) if cell.inject else problem
+        for _ in range(n_rounds):
+            state, before = cell.step(state, problem), state  # (1, n + 1, d)
+            right.append((cell.readout(state)[0, :, 0] > 0) == batch.target[0].bool())
+            change.append((state - before)[0].norm(dim=-1))  # (n + 1,)
+    bits = batch.bits[0].numpy().astype(np.int64)
+    wait = wait_rounds(bits[None, :, 0], bits[None, :, 1])[0, :-1]
+    return Walk(torch.stack(right).numpy(), torch.stack(change).numpy(), wait)
+
+
+def fade_words(w: Walk, read_round: int) -> str:
+    """What the walk shows, derived from it: when the answer was first all right,
+    whether it was right when read, and whether and when it turned wrong after."""
+    ok = w.all_right()
+    if not ok.any():
+        return f"is never right in {w.n_rounds:,} rounds"
+    first = int(np.argmax(ok)) + 1
+    words = f"is first right after round {first:,}"
+    if not ok[read_round - 1]:
+        words += f", and wrong when read after round {read_round:,}"
+    later = np.flatnonzero(~ok[first - 1 :])
+    if len(later):
+        words += f"; it turns wrong again after round {first + int(later[0]):,}"
+        if not ok[-1]:
+            words += f" and is still wrong after round {w.n_rounds:,}"
+    else:
+        words += f" and stays right through round {w.n_rounds:,}"
+    return words
+
+
+def failing_seed(table: pd.DataFrame, model: str, n_bits: int, sum_name: str):
+    """The first seed whose ``model`` failed ``sum_name`` at ``n_bits`` (or None)."""
+    rows = table[(table["model"] == model) & (table["n_bits"] == n_bits)]
+    hit = rows[rows["failed"].fillna("").str.split("; ").map(lambda f: sum_name in f)]
+    return None if hit.empty else int(hit["seed"].iloc[0])
+
+
+# The two sums the page follows: no carry under a full run, and a carry through it
+FADE_SUMS = ("1 + 111…10", "all ones + 1")
+
+
+def fade_seed(table: pd.DataFrame, n_bits: int = 64) -> int:
+    """A training seed whose Chapter 2 cell failed one of :data:`FADE_SUMS` at
+    ``n_bits`` in the skeptic's study (the first such), else the first that failed any
+    sum, else 0."""
+    for name in FADE_SUMS:
+        seed = failing_seed(table, "Chapter 2's cell", n_bits, name)
+        if seed is not None:
+            return seed
+    rows = table[
+        (table["model"] == "Chapter 2's cell") & (table["passed"] < table["sums"])
+    ]
+    return int(rows["seed"].iloc[0]) if len(rows) else 0
+
+
+def fade_walks(models: dict, n_bits: int, n_rounds: int) -> dict[str, Walk]:
+    """Each model (by name) walked through each of :data:`FADE_SUMS` at ``n_bits``
+    bits, keyed "sum, model"."""
+    sums = skeptic_sums(n_bits)
+    kinds = dict(zip(sums.names, sums.kinds, strict=True))
+    return {
+        f"{name}, {who}": walk(model, kinds[name], n_rounds)
+        for name in FADE_SUMS
+        for who, model in models.items()
+    }

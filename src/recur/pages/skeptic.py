@@ -1,0 +1,94 @@
+"""The skeptic's study in the pages' words (``skeptic_choose.csv``,
+``skeptic_report.csv``, ``skeptic_wide.csv``): Chapter 2's section, Chapter 7's width
+sentence, the intro and the ending glue these values."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pandas as pd
+
+from recur.core.hardest import skeptic_sums
+from recur.core.intervals import interval_range, interval_text
+from recur.pages.glue import read_table
+from recur.studies.skeptic_study import all_passed, found_families
+from recur.training.holds import HOLD_ROUNDS
+
+# glue key of each model of the study
+KEYS = {
+    "Chapter 2's cell": "c2",
+    "holding cell": "hold",
+    "Chapter 3's injected cell": "c3",
+    "Chapter 7's DEQ cell": "deq",
+    "holding DEQ cell": "hdeq",
+    "holding cell without snapping": "nosnap",
+    "holding cell without the hold cost": "nohold",
+    "holding cell without chain sums": "nochains",
+}
+CHOOSE_BITS = 256  # the choosing study's widest sums: its with/without counts
+NAMED_BITS = 64  # the width at which the named sums are counted (any width >= 16)
+
+
+def _counts(table: pd.DataFrame, prefix: str, widths) -> dict:
+    """For each model of ``table`` and width: seeds that passed every sum, seeds
+    tried and the interval, under ``{prefix}{key}_{n}_met`` and so on."""
+    values = {}
+    for model, key in KEYS.items():
+        for n_bits in widths:
+            met, n = all_passed(table, model, n_bits)
+            if not n:
+                continue
+            name = f"{prefix}{key}_{n_bits}"
+            values |= {f"{name}_met": met, f"{name}_n": n,
+                       f"{name}_interval": interval_text(met, n),
+                       f"{name}_range": interval_range(met, n)}  # fmt: skip
+    return values
+
+
+def most_failed(table: pd.DataFrame, model: str, n_bits: int, most: int = 3) -> str:
+    """The sums ``model`` got wrong for the most seeds at ``n_bits``, in words."""
+    rows = table[(table["model"] == model) & (table["n_bits"] == n_bits)]
+    names = rows["failed"].dropna().str.split("; ").explode()
+    counts = names[names != ""].value_counts()
+    if counts.empty:
+        return "none"
+    top = [f"{name} ({count} seeds)" for name, count in counts.head(most).items()]
+    return ", ".join(top[:-1]) + (" and " if len(top) > 1 else "") + top[-1]
+
+
+def skeptic_values(data="data") -> dict:
+    """Every number the pages state of the skeptic's study."""
+    read = partial(read_table, data)
+    choose, report = read("skeptic_choose"), read("skeptic_report")
+    wide = read("skeptic_wide")
+    holding = report[report["model"] == "holding cell"].drop_duplicates("seed")
+    values = {
+        "sk_named": len(skeptic_sums(NAMED_BITS).names),
+        "sk_found": len(found_families(choose)),
+        "sk_sums": int(report["sums"].iloc[0]),
+        "sk_hold_rounds": HOLD_ROUNDS,
+        "sk_hold_median_s": float(holding["train seconds"].median()),
+        "sk_hold_longest_s": float(holding["train seconds"].max()),
+        "sk_c2_failed": most_failed(report, "Chapter 2's cell", 1024),
+        "sk_deq_failed": most_failed(report, "Chapter 7's DEQ cell", 1024),
+    }
+    values |= _counts(report, "sk_", (64, 256, 1024))
+    values |= _counts(choose, "sk_choose_", (CHOOSE_BITS,))
+    values |= _counts(wide, "sk_", (4096,))
+    return values
+
+
+def skeptic_table(data="data") -> pd.DataFrame:
+    """Seeds whose model got every skeptic's sum right, by model and width, with the
+    interval: the report study and the 4,096-bit one."""
+    read = partial(read_table, data)
+    table = pd.concat([read("skeptic_report"), read("skeptic_wide")])
+    rows = []
+    for model in KEYS:
+        cells = {}
+        for n_bits in sorted(table["n_bits"].unique()):
+            met, n = all_passed(table, model, int(n_bits))
+            cells[f"{n_bits:,} bits"] = f"{met} of {n}" if n else "-"
+        if any(v != "-" for v in cells.values()):
+            rows.append({"model": model} | cells)
+    return pd.DataFrame(rows).set_index("model")

@@ -1,0 +1,142 @@
+"""The skeptic's sums (recur.core.hardest's families and search), the hold of a cell's
+answer (recur.training.holds) and the pieces that make a cell hold (recur.models.cell's
+snapping and hold cost). Expected sums come from Python's integers, waits by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recur.core.carry import wait_rounds
+from recur.core.hardest import (
+    SKEPTIC_MIN_BITS,
+    Family,
+    pair_from_kinds,
+    search_families,
+    skeptic_sums,
+)
+from recur.core.tasks import batch_from_strings, random_batch
+from recur.models.cell import LocalCell, hold_loss, snapped, waits
+from recur.models.deq import EquilibriumCell
+from recur.models.fixedpoint import fixed_point
+from recur.training.evaluate import evaluate
+from recur.training.holds import cell_holds, deq_holds
+
+
+def test_kinds_by_hand():
+    # g = 1 + 1, a = 1 + 0, k = 0 + 0, b = 0 + 1, MSB first
+    assert pair_from_kinds("gakb") == ("1100", "1001")
+    with pytest.raises(ValueError, match="kinds"):
+        pair_from_kinds("gx")
+    with pytest.raises(ValueError, match="kinds"):
+        pair_from_kinds("")
+
+
+@pytest.mark.parametrize("n", [16, 17, 64])
+def test_every_skeptic_sum_adds_up(n):
+    sums = skeptic_sums(n)
+    assert len(set(sums.names)) == len(sums.names)
+    target = sums.batch.target.numpy().astype(int)  # (B, n + 1), LSB first
+    for kinds, row in zip(sums.kinds, target, strict=True):
+        a, b = pair_from_kinds(kinds)
+        assert len(kinds) == n
+        total = int(a, 2) + int(b, 2)
+        assert int("".join(map(str, row[::-1])), 2) == total
+
+
+def test_waits_of_two_families_by_hand():
+    sums = skeptic_sums(16)
+    wait = dict(zip(sums.names, sums.wait().tolist(), strict=True))
+    # 1 + 111…10: every position propagates; position i waits i rounds, top 16
+    assert wait["1 + 111…10"] == [1] + list(range(1, 17))
+    # a generate at bit 7 under eight propagates: bits 0..8 know at once, then 2..9
+    assert wait["chain from the middle"] == [1] * 9 + list(range(2, 10))
+
+
+def test_a_family_scales_with_the_width():
+    family = Family((("a", 0.5), ("g", 0.0), ("k", 0.5)))
+    assert family.kinds(16) == "a" * 8 + "g" + "k" * 7
+    assert family.kinds(32) == "a" * 16 + "g" + "k" * 15
+    assert skeptic_sums(16, extra=(family,)).names[-1] == family.name
+
+
+def test_too_narrow_is_refused():
+    with pytest.raises(ValueError, match="n_bits"):
+        skeptic_sums(SKEPTIC_MIN_BITS - 1)
+
+
+def test_search_keeps_what_breaks_a_model():
+    # a "model" that gets every sum with a generate wrong
+    def passes(batch):
+        bits = batch.bits
+        return ~(bits[..., 0].bool() & bits[..., 1].bool()).any(dim=1)
+
+    kept = search_families(passes, 16, 50, seed=1)
+    assert kept and all("g" in f.kinds(16) for f in kept)
+    assert len(kept) < 50  # the draws without a generate pass
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 12))
+def test_torch_waits_equal_the_rule(seed, n):
+    bits = random_batch(20, n, seed).bits  # (B, n + 1, 2)
+    a, b = (bits[..., k].numpy().astype(np.int64) for k in (0, 1))
+    assert (waits(bits).numpy() == wait_rounds(a, b)[:, :-1]).all()
+
+
+def test_snapped_is_two_levels_with_a_straight_gradient():
+    x = torch.tensor([-0.3, 0.2, 0.9], requires_grad=True)
+    y = snapped(x)
+    assert y.tolist() == [-1.0, 1.0, 1.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_hold_loss_by_hand():
+    raw = torch.tensor([0.0, 1.0, 3.0]).reshape(3, 1, 1, 1)  # (R, B, n, d)
+    # wait 1: the change into round 2 (0 -> 1) is news, into round 3 (1 -> 3) is not
+    assert hold_loss(raw, torch.tensor([[1]])).item() == pytest.approx(4.0)
+    # wait 3: round 2 comes before the news and is counted, round 3 is news
+    assert hold_loss(raw, torch.tensor([[3]])).item() == pytest.approx(1.0)
+
+
+def test_cell_holds_agrees_with_every_round_evaluated():
+    torch.manual_seed(3)
+    cell = LocalCell()
+    batch = random_batch(40, 6, seed=5)
+    hold = 7
+    holds = cell_holds(cell, batch, hold_rounds=hold)
+    n_read = batch.bits.shape[1]  # 7 positions: read after round 7
+    correct = evaluate(cell, batch, n_read + hold).correct  # (R, B)
+    assert (holds.read_round == n_read).all()
+    assert torch.equal(holds.right, correct[n_read - 1])
+    assert torch.equal(holds.held, correct[n_read - 1 :].all(dim=0))
+    assert holds.settled.all()
+
+
+def test_deq_holds_reads_where_the_solver_stops():
+    torch.manual_seed(4)
+    deq = EquilibriumCell(tol=1e-3).eval()
+    batch = random_batch(6, 5, seed=2)
+    holds = deq_holds(deq, batch, cap=40, hold_rounds=3)
+    for k in range(len(batch)):
+        bits = batch.bits[k : k + 1]
+        with torch.no_grad():
+            problem = deq.cell.embed(bits)
+            _, info = fixed_point(
+                deq.update, problem, torch.zeros_like(problem), tol=deq.tol,
+                max_iter=40, method="iteration", on_fail="report",
+            )  # fmt: skip
+        assert holds.read_round[k] == info.n_iter
+        assert holds.settled[k] == info.converged
+        right = evaluate(deq, batch.part(k, k + 1), info.n_iter).correct[-1, 0]
+        assert holds.right[k] == right
+
+
+def test_bad_hold_rounds():
+    batch = batch_from_strings([("1010", "0110")])
+    with pytest.raises(ValueError, match="hold_rounds"):
+        cell_holds(LocalCell(), batch, hold_rounds=-1)
