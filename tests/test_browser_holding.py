@@ -154,3 +154,43 @@ def test_the_page_trains_the_librarys_recipe(page, site):
     assert got == holding.page_settings()
     source = SCRIPT.read_text()
     assert f"const HOLD_SLACK = {HOLD_SLACK};" in source
+
+
+SNAPPED_JS = """([spec, pairs]) => pairs.map(([a, b]) => {
+  const rounds = OneMoreRound.cellReadouts(spec, a, b, 2 * (a.length + 1)).rounds;
+  return rounds.map((bits) => Array.from(bits).reverse().join(""));
+})"""
+
+
+@pytest.mark.parametrize("snap", [True, False])
+def test_the_explorers_copy_of_a_snapped_cell_is_the_librarys(page, site, snap):
+    """models.js's cellStep with the spec's ``snap`` (the explorer of a holding cell):
+    every round's readout equals the library's, on random and long-chain sums whose
+    cell snaps many entries; without ``snap`` in the spec, the same weights differ."""
+    from recur.models.running import run_model
+    from recur.views.export import model_spec
+
+    page.set_content("<html><body></body></html>")
+    for name in ("exact_math.js", "carry.js", "models.js"):  # sources, not a build
+        page.add_script_tag(content=(SCRIPT.parent / name).read_text())
+    torch.manual_seed(7)
+    model = LocalCell(snap=True).eval()
+    spec = model_spec(model)
+    spec["options"]["snap"] = snap
+    batch = concat_batches(
+        random_batch(20, 16, seed=3), chain_batch(10, 16, 16, seed=4)
+    )
+    bits = batch.bits.numpy().astype(int)[:, :-1]
+    pairs = [
+        ("".join(map(str, x[::-1, 0])), "".join(map(str, x[::-1, 1]))) for x in bits
+    ]
+    got = page.evaluate(SNAPPED_JS, [spec, pairs])
+    logits = run_model(model, batch.bits, 34).logits  # (R, B, n + 1)
+    want = [
+        [
+            "".join("1" if v > 0 else "0" for v in row[::-1])
+            for row in logits[:, k].tolist()
+        ]
+        for k in range(len(pairs))
+    ]
+    assert (got == want) == snap
