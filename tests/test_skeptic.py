@@ -5,6 +5,7 @@ snapping and hold cost). Expected sums come from Python's integers, waits by han
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from hypothesis import given, settings
@@ -140,3 +141,93 @@ def test_bad_hold_rounds():
     batch = batch_from_strings([("1010", "0110")])
     with pytest.raises(ValueError, match="hold_rounds"):
         cell_holds(LocalCell(), batch, hold_rounds=-1)
+
+
+def _table(rows):
+    from recur.studies.skeptic_study import COLUMNS
+
+    full = [dict.fromkeys(COLUMNS, 0) | row for row in rows]
+    return pd.DataFrame(full, columns=COLUMNS)
+
+
+def test_counts_and_most_failed_by_hand():
+    from recur.pages.skeptic import most_failed
+    from recur.studies.skeptic_study import all_passed
+
+    table = _table([
+        {"model": "m", "seed": 0, "n_bits": 64, "sums": 3, "passed": 3, "failed": ""},
+        {"model": "m", "seed": 1, "n_bits": 64, "sums": 3, "passed": 1,
+         "failed": "x; y"},
+        {"model": "m", "seed": 2, "n_bits": 64, "sums": 3, "passed": 2, "failed": "x"},
+        {"model": "m", "seed": 0, "n_bits": 256, "sums": 3, "passed": 3, "failed": ""},
+    ])  # fmt: skip
+    assert all_passed(table, "m", 64) == (1, 3)
+    assert all_passed(table, "m", 256) == (1, 1)
+    assert all_passed(table, "other", 64) == (0, 0)
+    assert most_failed(table, "m", 64) == "x (2 seeds) and y (1 seeds)"
+    assert most_failed(table, "m", 256) == "none"
+
+
+def test_found_families_rank_by_how_many_models_they_broke():
+    from recur.studies.skeptic_study import families_to_json, found_families
+
+    a = Family((("a", 0.5), ("g", 0.5)))
+    b = Family((("k", 0.25), ("b", 0.75)))
+    table = _table(
+        [{"found": families_to_json([a, b])}, {"found": families_to_json([b])}]
+    )
+    assert found_families(table) == (b, a)
+    assert found_families(table, most=1) == (b,)
+
+
+def test_fade_words_from_a_walk_by_hand():
+    from recur.chapters.ch2_skeptic import Walk, fade_words
+
+    right = np.array([[0, 0], [1, 1], [1, 1], [1, 0], [1, 0]], dtype=bool)  # 5 rounds
+    walk = Walk(right, np.zeros((5, 2)), np.array([1, 2]))
+    assert fade_words(walk, read_round=3) == (
+        "is first right after round 2; it turns wrong again after round 4 and is still"
+        " wrong after round 5"
+    )
+    held = Walk(right[:3], np.zeros((3, 2)), np.array([1, 2]))
+    assert (
+        fade_words(held, 3)
+        == "is first right after round 2 and stays right through round 3"
+    )
+    late = Walk(
+        np.array([[0, 0], [0, 1], [1, 1]], dtype=bool),
+        np.zeros((3, 2)),
+        np.array([1, 2]),
+    )
+    assert fade_words(late, 2) == (
+        "is first right after round 3, and wrong when read after round 2 and stays"
+        " right through round 3"
+    )
+
+
+def test_a_walk_agrees_with_the_cell_and_the_rule():
+    from recur.chapters.ch2_skeptic import walk
+
+    torch.manual_seed(0)
+    cell = LocalCell(snap=True)
+    w = walk(cell, "a" * 15 + "g", 20)
+    assert w.right.shape == (20, 17) and w.change.shape == (20, 17)
+    assert w.wait.tolist() == [1] + list(range(1, 17))
+    batch = batch_from_strings([pair_from_kinds("a" * 15 + "g")])
+    correct = evaluate(cell, batch, 20).correct[:, 0]  # (R,)
+    assert (w.all_right() == correct.numpy()).all()
+    # a snapped state moves by 0 or by at least 2 (one entry flipped)
+    moves = w.change[1:]
+    assert ((moves == 0) | (moves >= 2)).all()
+
+
+def test_families_named_by_their_numbers_are_those_numbers():
+    n = 16
+    sums = skeptic_sums(n)
+    pairs = dict(zip(sums.names, map(pair_from_kinds, sums.kinds), strict=True))
+    assert pairs["1 + 111…10"] == ("0" * (n - 1) + "1", "1" * (n - 1) + "0")
+    assert pairs["all ones + 1"] == ("1" * n, "0" * (n - 1) + "1")
+    assert pairs["chain broken by one kill"] == (
+        "1" * 7 + "0" + "1" * 8,
+        "0" * 7 + "0" + "0" * 7 + "1",
+    )
