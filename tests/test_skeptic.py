@@ -164,7 +164,7 @@ def test_counts_and_most_failed_by_hand():
     assert all_passed(table, "m", 64) == (1, 3)
     assert all_passed(table, "m", 256) == (1, 1)
     assert all_passed(table, "other", 64) == (0, 0)
-    assert most_failed(table, "m", 64) == "x (2 seeds) and y (1 seeds)"
+    assert most_failed(table, "m", 64) == "x (2 seeds) and y (1 seed)"
     assert most_failed(table, "m", 256) == "none"
 
 

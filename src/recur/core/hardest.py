@@ -197,7 +197,8 @@ class Family:
 
     @property
     def name(self) -> str:
-        return " ".join(f"{kind}{share:.0%}" for kind, share in self.runs)
+        """"drawn" and the family at 16 bits, as kinds: ``drawn aaaaaaaagkkkkkkk``."""
+        return f"drawn {self.kinds(SKEPTIC_MIN_BITS)}"
 
 
 def random_family(gen: np.random.Generator) -> Family:

@@ -52,7 +52,10 @@ def most_failed(table: pd.DataFrame, model: str, n_bits: int, most: int = 3) -> 
     counts = names[names != ""].value_counts()
     if counts.empty:
         return "none"
-    top = [f"{name} ({count} seeds)" for name, count in counts.head(most).items()]
+    top = [
+        f"{name} ({count} seed{'' if count == 1 else 's'})"
+        for name, count in counts.head(most).items()
+    ]
     return ", ".join(top[:-1]) + (" and " if len(top) > 1 else "") + top[-1]
 
 
@@ -71,6 +74,12 @@ def skeptic_values(data="data") -> dict:
         "sk_hold_longest_s": float(holding["train seconds"].max()),
         "sk_c2_failed": most_failed(report, "Chapter 2's cell", 1024),
         "sk_deq_failed": most_failed(report, "Chapter 7's DEQ cell", 1024),
+        "sk_nosnap_failed": most_failed(
+            choose, "holding cell without snapping", CHOOSE_BITS
+        ),
+        "sk_nohold_failed": most_failed(
+            choose, "holding cell without the hold cost", CHOOSE_BITS
+        ),
     }
     values |= _counts(report, "sk_", (64, 256, 1024))
     values |= _counts(choose, "sk_choose_", (CHOOSE_BITS,))
