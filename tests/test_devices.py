@@ -21,6 +21,7 @@ import recur
 from fake_accelerator import FAKE, FakeAccelerator, to_fake
 from recur.chapters import (
     ch2_shared_update,
+    ch2_skeptic,
     ch3_input_injection,
     ch4_universal_transformer,
     ch6_act_ut,
@@ -41,7 +42,7 @@ from recur.models.deq import EquilibriumCell
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer, one_round
 from recur.studies import live
-from recur.training import checked
+from recur.training import checked, holds
 from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
 from recur.training.loop import seconds_per_step, train
@@ -238,6 +239,16 @@ MEASUREMENTS = {
         lambda m: deq_explorer(m, "0111", "0001").children[-2].value,
     ),
     "model_spec": (_cell, lambda m: json.dumps(model_spec(m))),
+    "walk": (_cell, lambda m: ch2_skeptic.walk(m, "a" * 15 + "g", 4).right),
+    "fade_walks": (
+        _cell,
+        lambda m: ch2_skeptic.fade_walks({"c": m}, 16, 3)["1 + 111…10, c"].change,
+    ),
+    "cell_holds": (_cell, lambda m: holds.cell_holds(m, BATCH, hold_rounds=2).passed),
+    "deq_holds": (
+        _deq,
+        lambda m: holds.deq_holds(m, BATCH, cap=6, hold_rounds=2).read_round,
+    ),
     "write_model_script": (
         _cell,
         lambda m: write_model_script(m, "m", Path(tempfile.mkdtemp())).read_text(),

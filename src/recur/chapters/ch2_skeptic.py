@@ -14,7 +14,7 @@ from recur.core.carry import wait_rounds
 from recur.core.hardest import pair_from_kinds, skeptic_sums
 from recur.core.tasks import batch_from_strings
 from recur.models.deq import EquilibriumCell
-from recur.models.running import eval_mode
+from recur.models.running import eval_mode, model_device
 
 
 @dataclass
@@ -42,17 +42,19 @@ def walk(model, kinds: str, n_rounds: int) -> Walk:
     sum whose positions are ``kinds`` (MSB first) for ``n_rounds`` rounds."""
     batch = batch_from_strings([pair_from_kinds(kinds)])
     cell = model.cell if isinstance(model, EquilibriumCell) else model
+    target = batch.target[0].bool().to(model_device(cell))  # (n + 1,)
     right, change = [], []
     with eval_mode(cell):
-        problem = cell.embed(batch.bits)  # (1, n + 1, d)
+        problem = cell.embed(batch.bits.to(model_device(cell)))  # (1, n + 1, d)
         state = torch.zeros_like(problem) if cell.inject else problem
         for _ in range(n_rounds):
             state, before = cell.step(state, problem), state  # (1, n + 1, d)
-            right.append((cell.readout(state)[0, :, 0] > 0) == batch.target[0].bool())
+            right.append((cell.readout(state)[0, :, 0] > 0) == target)  # (n + 1,)
             change.append((state - before)[0].norm(dim=-1))  # (n + 1,)
     bits = batch.bits[0].numpy().astype(np.int64)
     wait = wait_rounds(bits[None, :, 0], bits[None, :, 1])[0, :-1]
-    return Walk(torch.stack(right).numpy(), torch.stack(change).numpy(), wait)
+    right, change = torch.stack(right).cpu(), torch.stack(change).cpu()
+    return Walk(right.numpy(), change.numpy(), wait)
 
 
 def fade_words(w: Walk, read_round: int) -> str:
@@ -75,9 +77,10 @@ def fade_words(w: Walk, read_round: int) -> str:
     return words
 
 
-def failing_seed(table: pd.DataFrame, model: str, n_bits: int, sum_name: str):
-    """The first seed whose ``model`` failed ``sum_name`` at ``n_bits`` (or None)."""
-    rows = table[(table["model"] == model) & (table["n_bits"] == n_bits)]
+def failing_seed(table: pd.DataFrame, model_name: str, n_bits: int, sum_name: str):
+    """The first seed whose model ``model_name`` failed ``sum_name`` at ``n_bits`` (or
+    None)."""
+    rows = table[(table["model"] == model_name) & (table["n_bits"] == n_bits)]
     hit = rows[rows["failed"].fillna("").str.split("; ").map(lambda f: sum_name in f)]
     return None if hit.empty else int(hit["seed"].iloc[0])
 

@@ -197,7 +197,7 @@ class Family:
 
     @property
     def name(self) -> str:
-        """"drawn" and the family at 16 bits, as kinds: ``drawn aaaaaaaagkkkkkkk``."""
+        """ "drawn" and the family at 16 bits, as kinds: ``drawn aaaaaaaagkkkkkkk``."""
         return f"drawn {self.kinds(SKEPTIC_MIN_BITS)}"
 
 

@@ -45,9 +45,12 @@ def _counts(table: pd.DataFrame, prefix: str, widths) -> dict:
     return values
 
 
-def most_failed(table: pd.DataFrame, model: str, n_bits: int, most: int = 3) -> str:
-    """The sums ``model`` got wrong for the most seeds at ``n_bits``, in words."""
-    rows = table[(table["model"] == model) & (table["n_bits"] == n_bits)]
+def most_failed(
+    table: pd.DataFrame, model_name: str, n_bits: int, most: int = 3
+) -> str:
+    """The sums the model ``model_name`` got wrong for the most seeds at ``n_bits``, in
+    words."""
+    rows = table[(table["model"] == model_name) & (table["n_bits"] == n_bits)]
     names = rows["failed"].dropna().str.split("; ").explode()
     counts = names[names != ""].value_counts()
     if counts.empty:

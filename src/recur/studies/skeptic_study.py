@@ -125,7 +125,7 @@ def skeptic_rows(job: SkepticJob) -> list[dict]:
 
 
 def skeptic_runs(
-    models: tuple[str, ...],
+    model_names: tuple[str, ...],
     seeds: tuple[int, ...],
     widths: tuple[int, ...],
     extra: tuple[Family, ...] = (),
@@ -133,19 +133,22 @@ def skeptic_runs(
     search_draws: int = 0,
 ) -> pd.DataFrame:
     """:func:`skeptic_rows` for every model and seed (``jobs`` at once)."""
-    unknown = set(models) - set(TRAININGS)
+    unknown = set(model_names) - set(TRAININGS)
     if unknown:
         raise ValueError(f"unknown models {sorted(unknown)}: see TRAININGS")
     tasks = [
-        SkepticJob(m, s, widths, extra, search_draws) for m in models for s in seeds
+        SkepticJob(m, s, widths, extra, search_draws)
+        for m in model_names
+        for s in seeds
     ]
     rows = [row for part in run_jobs(skeptic_rows, tasks, jobs) for row in part]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def all_passed(table: pd.DataFrame, model: str, n_bits: int) -> tuple[int, int]:
-    """(seeds whose model passed every sum at ``n_bits``, seeds tried)."""
-    rows = table[(table["model"] == model) & (table["n_bits"] == n_bits)]
+def all_passed(table: pd.DataFrame, model_name: str, n_bits: int) -> tuple[int, int]:
+    """(seeds whose model ``model_name`` passed every sum at ``n_bits``, seeds
+    tried)."""
+    rows = table[(table["model"] == model_name) & (table["n_bits"] == n_bits)]
     return int((rows["passed"] == rows["sums"]).sum()), len(rows)
 
 
