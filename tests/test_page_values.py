@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -26,6 +27,7 @@ from recur.pages import ch6_live, ending, intro, machines, performance
 from recur.pages import ch7_fixed_points as ch7
 from recur.pages import methods as methods_page
 from recur.pages.glue import plain, prefixed
+from recur.pages.skeptic import skeptic_values
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 DATA = BOOK / "data"
@@ -1193,7 +1195,10 @@ def ch7_keys() -> set[str]:
         | ch7.iterations_values(iterations) | ch7.memory_values(memory)
         | ch7.settle_values({k: [0.0] for k in "abcde"}, settle, 1e-3)
     )  # fmt: skip
-    return set(ch7.code_values(DATA / "bench.jsonl") | ch7.study_values(DATA) | live)
+    return set(
+        ch7.code_values(DATA / "bench.jsonl") | ch7.study_values(DATA) | live
+        | skeptic_values(DATA)
+    )  # fmt: skip
 
 
 def ch2_keys() -> set[str]:
@@ -1205,8 +1210,21 @@ def ch2_keys() -> set[str]:
         | ch2.example_values({"exact rule": 3, "learned cell": 4})
         | ch2.by_round_values(by_round, 10) | ch2.generalization_values(widths)
         | ch2.chain_values([_chain_run([1.0, 1.0], [1.0, 1.0])], 36)
+        | ch2.fade_values(0, _fade_walks(), 65, SimpleNamespace(words=lambda: ""))
     )  # fmt: skip
-    return set(ch2.code_values(DATA / "bench.jsonl") | ch2.study_values(DATA) | live)
+    return set(
+        ch2.code_values(DATA / "bench.jsonl") | ch2.study_values(DATA) | live
+        | skeptic_values(DATA)
+    )  # fmt: skip
+
+
+def _fade_walks() -> dict:
+    """A walk for each sum and model of Chapter 2's fade figure: right from round 1."""
+    from recur.chapters.ch2_skeptic import FADE_SUMS, Walk
+
+    walk = Walk(np.ones((70, 3), bool), np.zeros((70, 3)), np.array([1, 1, 2]))
+    models = ("Chapter 2's cell", "holding cell")
+    return {f"{name}, {model}": walk for name in FADE_SUMS for model in models}
 
 
 def ch3_keys() -> set[str]:
@@ -1225,7 +1243,10 @@ def ch3_keys() -> set[str]:
         | ch3.example_values(example)
         | ch3.gradient_values({"no injection": [2.0, 1.0]})
     )  # fmt: skip
-    return set(ch3.code_values(DATA / "bench.jsonl") | ch3.study_values(DATA) | live)
+    return set(
+        ch3.code_values(DATA / "bench.jsonl") | ch3.study_values(DATA) | live
+        | skeptic_values(DATA)
+    )  # fmt: skip
 
 
 def ch1_keys() -> set[str]:
@@ -1253,17 +1274,20 @@ PAGES = {
     "01_parallel_carry": ch1_keys,
     "04_universal_transformer": ch4_keys,
     "05_act": lambda: set(ch5.code_values(DATA / "bench.jsonl")),
-    "intro": lambda: set(intro.code_values() | intro.study_values(DATA)),
+    "intro": lambda: set(
+        intro.code_values() | intro.study_values(DATA) | skeptic_values(DATA)
+    ),
     "02_shared_update": ch2_keys,
     "03_input_injection": ch3_keys,
     "06_act_ut": ch6_keys,
     "07_fixed_points": ch7_keys,
-    "ending": lambda: set(ending.page_values(DATA)),
+    "ending": lambda: set(ending.page_values(DATA) | skeptic_values(DATA)),
     "performance": lambda: set(performance.page_values(DATA, BOOK)),
     "methods": lambda: (
         set(methods_page.code_values())
         | set(methods_page.study_values(DATA))
         | set(machines.machine_values(DATA))
+        | set(skeptic_values(DATA))
     ),
 }
 
