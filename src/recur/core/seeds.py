@@ -150,6 +150,9 @@ REGISTRY = (
     Seeds("holding recipe", 3100, 3119, None, CHOOSE,
           "the holding recipe's pieces, and the search for the skeptic's families "
           "(skeptic_choose.csv: 16 to 256 bits)"),
+    Seeds("holding recipe in the page", 0, 19, None, REPORT,
+          "Chapter 2's holding recipe trained in the page, on the skeptic's 1,024-bit "
+          "sums (browser_cell_holding.csv)", PER_SEED),
     Seeds("skeptic's sums", 0, 19, None, REPORT,
           "the cells of Chapters 2 and 7 on the skeptic's sums (skeptic_report.csv: "
           "64 to 1,024 bits; 4,096 in skeptic_wide.csv)"),
@@ -182,6 +185,8 @@ OVERLAPS = {
     ("first recipe", "trained in the page, Chapter 6"): "the page's own draws",
     ("first recipe", "skeptic's sums"): "other models",
     ("recipe pieces", "skeptic's sums"): "other models",
+    ("first recipe", "holding recipe in the page"): "another model, the page's draws",
+    ("recipe pieces", "holding recipe in the page"): "another model, the page's draws",
     ("recipe pieces", "trained in the page, Chapter 6"): "the page's own draws",
 }
 
