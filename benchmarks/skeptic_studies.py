@@ -53,6 +53,11 @@ def main() -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--choose", action="store_true")
     which.add_argument("--wide", action="store_true")
+    parser.add_argument(
+        "--models",
+        help="names of the study's models to rerun, comma-separated; the table's "
+        "other rows stay (default: all)",
+    )
     args = parser.parse_args()
     study = CHOOSE if args.choose else WIDE if args.wide else REPORT
     name = "skeptic_choose" if args.choose else "skeptic_wide" if args.wide else (
@@ -61,9 +66,16 @@ def main() -> None:
     extra = ()
     if not args.choose:
         extra = found_families(pd.read_csv(args.out / "skeptic_choose.csv"))
+    models = study["models"]
+    if args.models:
+        models = tuple(m.strip() for m in args.models.split(","))
     tables = []
+    path = args.out / f"{name}.csv"
+    if args.models and path.exists():  # the other models' rows stay
+        kept = pd.read_csv(path)
+        tables.append(kept[~kept["model"].isin(models)])
     with cluster.study_cluster(name, args.jobs, args.scheduler, args.out) as jobs:
-        for model in study["models"]:
+        for model in models:
             draws = SEARCH_DRAWS if args.choose and model in BASELINES else 0
             tables.append(
                 skeptic_runs(
@@ -77,7 +89,11 @@ def main() -> None:
             )
             print(tables[-1].drop(columns="found").to_string(), flush=True)
         table = pd.concat(tables, ignore_index=True)
-        path = args.out / f"{name}.csv"
+        order = list(dict.fromkeys(list(study["models"]) + list(models)))
+        table = table.sort_values(
+            ["model", "seed", "n_bits"], key=lambda c: c.map(order.index)
+            if c.name == "model" else c, kind="stable",
+        )  # fmt: skip
         table.to_csv(path, index=False)
         jobs.record(path, families=[f.name for f in extra])
         jobs.finish()

@@ -78,9 +78,10 @@ def train_holding_deq(
     seed: int = 0, max_attempts: int = 2, without: tuple[str, ...] = (), **overrides
 ) -> CheckedRun:
     """:func:`train_deq`'s procedure for the DEQ cell that holds: the pieces of
-    :mod:`recur.training.holding` but ``without``; the hold cost reads the solver's
-    own path (plain iteration from zeros) over the run's rounds."""
-    make = functools.partial(EquilibriumCell, **holding.model_options(without))
+    :mod:`recur.training.holding` but ``without``, the saturation cost included; the
+    hold and saturation costs read the solver's own path (plain iteration from zeros)
+    over the run's rounds."""
+    make = functools.partial(EquilibriumCell, **holding.deq_options(without))
     settings = DEQ_TRAINING | holding.training_options(without) | overrides
     cap = f"with a solver cap of {DEQ_CHECK_CAP}"
     words = ExtraCheck(kept=f"kept them right {cap}", share=f"are right {cap}")

@@ -91,6 +91,14 @@ def hold_loss(raw: torch.Tensor, wait: torch.Tensor) -> torch.Tensor:
     return (change * ~news).sum(dim=(0, 2)) / counted  # (B,)
 
 
+def saturation_loss(raw: torch.Tensor) -> torch.Tensor:
+    """The saturation cost of each sum, (B,): the mean of 1 - s^2 over its rounds,
+    positions and entries (``raw`` (R, B, n, d), unsnapped, in -1..1). An entry near 0
+    can flip its snapped level back and forth for ever, and a solver waiting for the
+    state to stop changing never stops; near -1 or +1 it flips only if pushed hard."""
+    return (1 - raw.pow(2)).mean(dim=(0, 2, 3))  # (B,)
+
+
 class LocalCell(nn.Module):
     """A shared local update: position ``i`` reads its state and the state below it."""
 
@@ -101,6 +109,7 @@ class LocalCell(nn.Module):
         inject: bool = True,
         snap: bool = False,
         hold_cost: float = 0.0,
+        saturation_cost: float = 0.0,
     ):
         super().__init__()
         if d_state < 1 or d_hidden < 1:
@@ -108,6 +117,7 @@ class LocalCell(nn.Module):
                 f"sizes must be >= 1, got d_state={d_state}, d_hidden={d_hidden}"
             )
         self.inject, self.snap, self.hold_cost = inject, snap, hold_cost
+        self.saturation_cost = saturation_cost
         self.embed = nn.Linear(2, d_state)  # the problem's two bits -> state space
         self.update = nn.Sequential(
             nn.Linear(2 * d_state, d_hidden),  # [own state, state of the bit below]
@@ -142,10 +152,12 @@ class LocalCell(nn.Module):
             raw.append(self.unsnapped_step(state, problem))  # (B, n, d)
             state = snapped(raw[-1]) if self.snap else raw[-1]  # (B, n, d)
             logits.append(self.readout(state).squeeze(-1))  # (B, n)
-        hold = bits.new_zeros(())  # (B,) per sum with a hold cost, () without
-        if self.hold_cost and self.training and n_rounds > 1:
-            hold = self.hold_cost * hold_loss(torch.stack(raw), waits(bits))
-        return Unroll(torch.stack(logits), hold)  # (R, B, n)
+        extra = bits.new_zeros(())  # (B,) per sum with a hold or saturation cost
+        if self.training and self.hold_cost and n_rounds > 1:
+            extra = self.hold_cost * hold_loss(torch.stack(raw), waits(bits))
+        if self.training and self.saturation_cost:
+            extra = extra + self.saturation_cost * saturation_loss(torch.stack(raw))
+        return Unroll(torch.stack(logits), extra)  # (R, B, n)
 
 
 def n_parameters(model: nn.Module) -> int:

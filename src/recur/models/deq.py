@@ -40,9 +40,10 @@ class EquilibriumCell(nn.Module):
         implicit: bool = True,
         snap: bool = False,
         hold_cost: float = 0.0,
+        saturation_cost: float = 0.0,
     ):
         super().__init__()
-        self.cell = LocalCell(d_state, d_hidden, True, snap, hold_cost)
+        self.cell = LocalCell(d_state, d_hidden, True, snap, hold_cost, saturation_cost)
         self.tol, self.method, self.implicit = tol, method, implicit
         self.last_solve: Solve | None = None
         self.solves: list[Solve] | None = None  # a list inside collect_solves
@@ -85,7 +86,7 @@ class EquilibriumCell(nn.Module):
                 state = self.update(problem, state)  # (B, n, d)
         logits = self.cell.readout(state).squeeze(-1)  # (B, n)
         hold = bits.new_zeros(())  # (B,) per sum with a hold cost, () without
-        if self.cell.hold_cost and self.training:
+        if (self.cell.hold_cost or self.cell.saturation_cost) and self.training:
             # the solver's own path (plain iteration from zeros) holds between news
             hold = self.cell(bits, n_rounds).aux_loss
         return Unroll(logits[None], hold)

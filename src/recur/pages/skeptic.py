@@ -24,6 +24,7 @@ KEYS = {
     "holding cell without snapping": "nosnap",
     "holding cell without the hold cost": "nohold",
     "holding cell without chain sums": "nochains",
+    "holding DEQ cell without the saturation cost": "nosat",
 }
 CHOOSE_BITS = 256  # the choosing study's widest sums: its with/without counts
 NAMED_BITS = 64  # the width at which the named sums are counted (any width >= 16)

@@ -56,6 +56,9 @@ TRAININGS: dict[str, Callable] = {
     "Chapter 3's injected cell": _injected,
     "Chapter 7's DEQ cell": _checked(train_deq),
     "holding DEQ cell": _checked(train_holding_deq),
+    "holding DEQ cell without the saturation cost": _checked(
+        train_holding_deq, without=("saturate",)
+    ),
 }
 # Chapter 3 reads its injected cell after 4 (n + 1) rounds (its 32-bit claim)
 ROUNDS_PER_POSITION = {"Chapter 3's injected cell": 4}
