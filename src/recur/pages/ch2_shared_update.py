@@ -85,6 +85,10 @@ def fade_values(seed: int, walks: dict, read_round: int, holding_run) -> dict:
     for who, model in models.items():
         change = walks[f"1 + 111…10, {model}"].change[:, -1]  # the carry out
         values[f"fade_{who}_moving"] = f"{int((change[1:] > 0).sum()):,}"
+        late = change[2 * read_round :]  # after twice the rounds the book reads
+        values[f"fade_{who}_late_move"] = (
+            f"{float(late.max()):.1e}" if len(late) else "0"
+        )
     values["fade_rounds"] = len(change) - 1  # rounds 2.. (round 1 leaves zeros)
     return values
 

@@ -63,6 +63,16 @@ def most_failed(
     return ", ".join(top[:-1]) + (" and " if len(top) > 1 else "") + top[-1]
 
 
+def late_and_faded(table: pd.DataFrame, model_name: str, n_bits: int) -> dict:
+    """Seeds whose model missed some sum when it was read (``late``), and seeds whose
+    model had some sum right when read and wrong in a later round (``faded``)."""
+    rows = table[(table["model"] == model_name) & (table["n_bits"] == n_bits)]
+    return {
+        "late": int((rows["right when read"] < rows["sums"]).sum()),
+        "faded": int((rows["held"] < rows["right when read"]).sum()),
+    }
+
+
 def skeptic_values(data="data") -> dict:
     """Every number the pages state of the skeptic's study."""
     read = partial(read_table, data)
@@ -86,6 +96,9 @@ def skeptic_values(data="data") -> dict:
         ),
     }
     values |= _counts(report, "sk_", (64, 256, 1024))
+    for model, key in (("Chapter 2's cell", "c2"), ("Chapter 7's DEQ cell", "deq")):
+        ways = late_and_faded(report, model, 1024)
+        values |= {f"sk_{key}_late": ways["late"], f"sk_{key}_faded": ways["faded"]}
     values |= _counts(choose, "sk_choose_", (CHOOSE_BITS,))
     values |= _counts(wide, "sk_", (4096,))
     return values
