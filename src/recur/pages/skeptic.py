@@ -96,7 +96,8 @@ def skeptic_values(data="data") -> dict:
         ),
     }
     values |= _counts(report, "sk_", (64, 256, 1024))
-    for model, key in (("Chapter 2's cell", "c2"), ("Chapter 7's DEQ cell", "deq")):
+    for model, key in (("Chapter 2's cell", "c2"), ("holding cell", "hold"),
+                       ("Chapter 7's DEQ cell", "deq")):  # fmt: skip
         ways = late_and_faded(report, model, 1024)
         values |= {f"sk_{key}_late": ways["late"], f"sk_{key}_faded": ways["faded"]}
     values |= _counts(choose, "sk_choose_", (CHOOSE_BITS,))
