@@ -21,6 +21,7 @@ import pytest
 import recur.training.checked as checked
 from recur.chapters.ch2_shared_update import train_cell
 from recur.core.device import seed_everything
+from recur.models.cell import LocalCell
 from recur.training.checked import STAY_ROUNDS, _checking
 from recur.training.config import TrainConfig, attempt_seeds
 from recur.training.loop import _heldout_exact
@@ -73,11 +74,12 @@ MIRRORED = {
     "max_bits": "maxBits",
     "eval_every": "evalEvery",
     "eval_size": "evalSize",
+    "chain_share": "chainShare",
+    "chain_kill_share": "chainKillShare",
 }
 # ... and what the page does not implement, which train_cell must leave off
 LEFT_OFF = {
     "lr_decay": "none",
-    "chain_share": 0.0,
     "max_rounds": None,
     "loss_window": 1,
     "aux_warmup": 0,
@@ -98,6 +100,8 @@ def _settings_gaps(page, monkeypatch) -> list[str]:
         "stayRounds": STAY_ROUNDS,
         "maxAttempts": _max_attempts(),
     }
+    cell = LocalCell()  # the cell train_cell builds: the holding recipe's pieces off
+    want |= {"snap": cell.snap, "holdCost": cell.hold_cost}
     gaps = [f"{k}: page {got.get(k)!r}, library {v!r}" for k, v in want.items()
             if got.get(k) != v]  # fmt: skip
     gaps += [f"the library sets {k}={getattr(cfg, k)!r}, which the page lacks"
