@@ -92,7 +92,6 @@ studies: $(STAMP)                  ## the slow studies: book/data/act_*, ch7_*, 
 	$(PY) benchmarks/skeptic_studies.py --choose --jobs $(JOBS)
 	$(PY) benchmarks/skeptic_studies.py --jobs $(JOBS)
 	$(PY) benchmarks/skeptic_studies.py --wide --jobs $(JOBS)
-	$(PY) benchmarks/browser_train.py --jobs 2 --holding
 
 clean:
 	rm -rf _build

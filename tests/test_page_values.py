@@ -27,7 +27,7 @@ from recur.pages import ch6_live, ending, intro, machines, performance
 from recur.pages import ch7_fixed_points as ch7
 from recur.pages import methods as methods_page
 from recur.pages.glue import plain, prefixed
-from recur.pages.skeptic import page_holding_values, skeptic_values
+from recur.pages.skeptic import skeptic_values
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 DATA = BOOK / "data"
@@ -1214,7 +1214,7 @@ def ch2_keys() -> set[str]:
     )  # fmt: skip
     return set(
         ch2.code_values(DATA / "bench.jsonl") | ch2.study_values(DATA) | live
-        | skeptic_values(DATA) | page_holding_values(DATA)
+        | skeptic_values(DATA)
     )  # fmt: skip
 
 

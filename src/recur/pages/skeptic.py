@@ -105,22 +105,6 @@ def skeptic_values(data="data") -> dict:
     return values
 
 
-def page_holding_values(data="data") -> dict:
-    """The holding recipe trained in the page (``browser_cell_holding.csv``): seeds,
-    those whose check passed, those that then passed every skeptic's 1,024-bit sum,
-    and the seconds a seed's training took (median, longest)."""
-    table = read_table(data, "browser_cell_holding")
-    held = table["passed"] & (table["skeptic passed"] == table["skeptic sums"])
-    return {
-        "sk_page_n": len(table),
-        "sk_page_passed": int(table["passed"].sum()),
-        "sk_page_held": int(held.sum()),
-        "sk_page_interval": interval_text(int(held.sum()), len(table)),
-        "sk_page_median_s": float(table["seconds"].median()),
-        "sk_page_longest_s": float(table["seconds"].max()),
-    }
-
-
 def skeptic_table(data="data") -> pd.DataFrame:
     """Seeds whose model got every skeptic's sum right, by model and width, with the
     interval: the report study and the 4,096-bit one."""

@@ -90,10 +90,6 @@ STUDY_TABLES = (
           "Chapter 6's procedure trained in the page",
           ".venv/bin/python benchmarks/browser_act_train.py --workers 2",
           "trained in the page, Chapter 6"),
-    Study("browser_holding", "browser_cell_holding.csv",
-          "Chapter 2's holding recipe trained in the page, on the skeptic's sums",
-          ".venv/bin/python benchmarks/browser_train.py --jobs 2 --holding",
-          "holding recipe in the page"),
     Study("skeptic_choose", "skeptic_choose.csv",
           "the holding recipe, each piece left out, and the search for sums "
           "(16 to 256 bits)",
