@@ -73,6 +73,12 @@ def late_and_faded(table: pd.DataFrame, model_name: str, n_bits: int) -> dict:
     }
 
 
+def unchecked(table: pd.DataFrame, model_name: str) -> int:
+    """Seeds whose training of ``model_name`` never passed its check."""
+    rows = table[table["model"] == model_name].drop_duplicates("seed")
+    return int((~rows["check passed"].astype(bool)).sum())
+
+
 def skeptic_values(data="data") -> dict:
     """Every number the pages state of the skeptic's study."""
     read = partial(read_table, data)
@@ -101,6 +107,11 @@ def skeptic_values(data="data") -> dict:
         ways = late_and_faded(report, model, 1024)
         values |= {f"sk_{key}_late": ways["late"], f"sk_{key}_faded": ways["faded"]}
     values |= _counts(choose, "sk_choose_", (CHOOSE_BITS,))
+    values["sk_hdeq_unchecked"] = unchecked(report, "holding DEQ cell")
+    for model, key in (("Chapter 7's DEQ cell", "deq"), ("holding DEQ cell", "hdeq")):
+        runs = report[report["model"] == model].drop_duplicates("seed")
+        values[f"sk_{key}_median_s"] = float(runs["train seconds"].median())
+    values["sk_choose_hdeq_unchecked"] = unchecked(choose, "holding DEQ cell")
     values |= _counts(wide, "sk_", (4096,))
     return values
 
