@@ -27,7 +27,12 @@ import pandas as pd
 
 import cluster
 from recur.core.seeds import by_name
-from recur.studies.skeptic_study import TRAININGS, found_families, skeptic_runs
+from recur.studies.skeptic_study import (
+    SEARCH_DRAWS,
+    TRAININGS,
+    found_families,
+    skeptic_runs,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 CHOOSE = {
@@ -44,7 +49,6 @@ REPORT = {
 # the DEQ's cap of 2 (n + 1) iterations makes its 4,096-bit test about twice as long
 WIDE = {"seeds": tuple(range(5)), "widths": (4096,), "models": ("holding cell",)}
 BASELINES = ("Chapter 2's cell", "Chapter 7's DEQ cell")
-SEARCH_DRAWS = 400
 
 
 def main() -> None:

@@ -186,7 +186,7 @@ def test_fade_words_from_a_walk_by_hand():
     right = np.array([[0, 0], [1, 1], [1, 1], [1, 0], [1, 0]], dtype=bool)  # 5 rounds
     walk = Walk(right, np.zeros((5, 2)), np.array([1, 2]))
     assert fade_words(walk, read_round=3) == (
-        "is first right after round 2; it turns wrong again after round 4 and is still"
+        "is first right after round 2, turns wrong again after round 4 and is still"
         " wrong after round 5"
     )
     held = Walk(right[:3], np.zeros((3, 2)), np.array([1, 2]))
@@ -200,7 +200,7 @@ def test_fade_words_from_a_walk_by_hand():
         np.array([1, 2]),
     )
     assert fade_words(late, 2) == (
-        "is first right after round 3, and wrong when read after round 2 and stays"
+        "is wrong when read after round 2, is first right after round 3 and stays"
         " right through round 3"
     )
 

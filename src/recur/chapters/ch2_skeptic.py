@@ -58,23 +58,29 @@ def walk(model, kinds: str, n_rounds: int) -> Walk:
 
 
 def fade_words(w: Walk, read_round: int) -> str:
-    """What the walk shows, derived from it: when the answer was first all right,
-    whether it was right when read, and whether and when it turned wrong after."""
+    """What the walk shows, derived from it, its events in the order of their rounds:
+    when the answer was first all right, whether it was wrong when read, and whether
+    and when it turned wrong after being right."""
     ok = w.all_right()
     if not ok.any():
         return f"is never right in {w.n_rounds:,} rounds"
     first = int(np.argmax(ok)) + 1
-    words = f"is first right after round {first:,}"
+    events = [(first, f"is first right after round {first:,}")]
     if not ok[read_round - 1]:
-        words += f", and wrong when read after round {read_round:,}"
+        events.append((read_round, f"is wrong when read after round {read_round:,}"))
     later = np.flatnonzero(~ok[first - 1 :])
     if len(later):
-        words += f"; it turns wrong again after round {first + int(later[0]):,}"
-        if not ok[-1]:
-            words += f" and is still wrong after round {w.n_rounds:,}"
+        turn = first + int(later[0])
+        events.append((turn, f"turns wrong again after round {turn:,}"))
+    events.sort(key=lambda event: event[0])
+    words = [text for _, text in events]
+    if not ok[-1]:
+        words.append(f"is still wrong after round {w.n_rounds:,}")
+    elif not len(later):
+        words.append(f"stays right through round {w.n_rounds:,}")
     else:
-        words += f" and stays right through round {w.n_rounds:,}"
-    return words
+        words.append(f"is right again after round {w.n_rounds:,}")
+    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def failing_seed(table: pd.DataFrame, model_name: str, n_bits: int, sum_name: str):

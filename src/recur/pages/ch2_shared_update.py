@@ -90,6 +90,7 @@ def fade_values(seed: int, walks: dict, read_round: int, holding_run) -> dict:
             f"{float(late.max()):.1e}" if len(late) else "0"
         )
     values["fade_rounds"] = len(change) - 1  # rounds 2.. (round 1 leaves zeros)
+    values["fade_after"] = 2 * read_round
     return values
 
 

@@ -11,7 +11,12 @@ import pandas as pd
 from recur.core.hardest import skeptic_sums
 from recur.core.intervals import interval_range, interval_text
 from recur.pages.glue import read_table
-from recur.studies.skeptic_study import all_passed, found_families
+from recur.studies.skeptic_study import (
+    SEARCH_BITS,
+    SEARCH_DRAWS,
+    all_passed,
+    found_families,
+)
 from recur.training.holds import HOLD_ROUNDS
 
 # glue key of each model of the study
@@ -88,6 +93,8 @@ def skeptic_values(data="data") -> dict:
     values = {
         "sk_named": len(skeptic_sums(NAMED_BITS).names),
         "sk_found": len(found_families(choose)),
+        "sk_draws": SEARCH_DRAWS,
+        "sk_search_bits": SEARCH_BITS,
         "sk_sums": int(report["sums"].iloc[0]),
         "sk_hold_rounds": HOLD_ROUNDS,
         "sk_hold_median_s": float(holding["train seconds"].median()),

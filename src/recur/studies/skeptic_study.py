@@ -86,6 +86,7 @@ def families_to_json(families) -> str:
 
 
 SEARCH_BITS = 64  # the width at which search_families tries its draws
+SEARCH_DRAWS = 400  # families drawn for each baseline model of the choosing study
 
 
 def _holds(model, batch, name: str) -> Holds:
