@@ -58,6 +58,8 @@ def test_every_data_file_has_a_writer():
     writers |= {"browser_cell_seeds"}  # benchmarks/browser_train.py
     writers |= {"browser_act_seeds"}  # benchmarks/browser_act_train.py
     writers |= {"browser_cell_seeds_new"}  # benchmarks/browser_train.py
+    # benchmarks/skeptic_studies.py [--choose | --wide]
+    writers |= {"skeptic_choose", "skeptic_report", "skeptic_wide"}
     assert files <= writers
     # live_studies.py --out book/data/other_cpu: the same study on a CPU of another kind
     other_cpu = {p.name for p in (ROOT / "book" / "data" / "other_cpu").iterdir()}
