@@ -51,21 +51,20 @@ def _counts(table: pd.DataFrame, prefix: str, widths) -> dict:
     return values
 
 
-def most_failed(
-    table: pd.DataFrame, model_name: str, n_bits: int, most: int = 3
-) -> str:
-    """The sums the model ``model_name`` got wrong for the most seeds at ``n_bits``, in
-    words."""
+def most_failed(table: pd.DataFrame, model_name: str, n_bits: int) -> str:
+    """The sums the model ``model_name`` got wrong for the most seeds at ``n_bits``
+    (all of those tied for the most), in words."""
     rows = table[(table["model"] == model_name) & (table["n_bits"] == n_bits)]
     names = rows["failed"].dropna().str.split("; ").explode()
     counts = names[names != ""].value_counts()
     if counts.empty:
         return "none"
-    top = [
-        f"{name} ({count} seed{'' if count == 1 else 's'})"
-        for name, count in counts.head(most).items()
-    ]
-    return ", ".join(top[:-1]) + (" and " if len(top) > 1 else "") + top[-1]
+    most = int(counts.iloc[0])
+    top = sorted(counts[counts == most].index)
+    seeds = f"{most} seed" + ("" if most == 1 else "s")
+    seeds += " each" if len(top) > 1 else ""
+    listed = top[0] if len(top) == 1 else ", ".join(top[:-1]) + " and " + top[-1]
+    return f"{listed} ({seeds})"
 
 
 def late_and_faded(table: pd.DataFrame, model_name: str, n_bits: int) -> dict:
