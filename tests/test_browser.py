@@ -124,7 +124,7 @@ def test_chapter2_learned_explorer_steps_without_kernel(page, site):
     """The static page runs the trained cell in the browser; its slider
     steps through the 2 (n + 1) rounds."""
     open_page(page, site, "book/02_shared_update.html")
-    explorer = page.locator(".cell-explorer").first
+    explorer = page.locator('.cell-explorer[data-model="ch2_cell"]')
     explorer.locator(".explore-message").wait_for()
     explorer.locator(".explore-round").fill("5")
     assert explorer.locator(".explore-round-value").inner_text() == "5 of 18"

@@ -61,10 +61,10 @@ def most_failed(table: pd.DataFrame, model_name: str, n_bits: int) -> str:
         return "none"
     most = int(counts.iloc[0])
     top = sorted(counts[counts == most].index)
-    seeds = f"{most} seed" + ("" if most == 1 else "s")
-    seeds += " each" if len(top) > 1 else ""
+    count = f"{most} seeds" if most > 1 else "one seed"
+    count += " each" if len(top) > 1 else ""
     listed = top[0] if len(top) == 1 else ", ".join(top[:-1]) + " and " + top[-1]
-    return f"{listed} ({seeds})"
+    return f"{listed} ({count})"
 
 
 def late_and_faded(table: pd.DataFrame, model_name: str, n_bits: int) -> dict:
