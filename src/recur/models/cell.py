@@ -32,7 +32,7 @@ class Unroll:
     position ran."""
 
     logits: torch.Tensor  # (R, B, n): sum-bit logits after rounds 1..R
-    aux_loss: torch.Tensor  # () added to the task loss
+    aux_loss: torch.Tensor  # () or (B,) per sum, added to the task loss
     steps: torch.Tensor | None = None  # (B, n): ACT steps each position ran, or None
     halting: torch.Tensor | None = None  # (rounds, B, n): ACT's h_r in each round
 

@@ -85,8 +85,8 @@ class EquilibriumCell(nn.Module):
             for _ in range(n_rounds):
                 state = self.update(problem, state)  # (B, n, d)
         logits = self.cell.readout(state).squeeze(-1)  # (B, n)
-        hold = bits.new_zeros(())  # (B,) per sum with a hold cost, () without
+        extra = bits.new_zeros(())  # (B,) per sum with a hold or saturation cost
         if (self.cell.hold_cost or self.cell.saturation_cost) and self.training:
-            # the solver's own path (plain iteration from zeros) holds between news
-            hold = self.cell(bits, n_rounds).aux_loss
-        return Unroll(logits[None], hold)
+            # the costs read the solver's own path: plain iteration from zeros
+            extra = self.cell(bits, n_rounds).aux_loss
+        return Unroll(logits[None], extra)
