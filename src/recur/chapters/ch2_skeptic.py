@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from recur.core.carry import wait_rounds
-from recur.core.hardest import pair_from_kinds, skeptic_sums
+from recur.core.hardest import batch_waits, pair_from_kinds, skeptic_sums
 from recur.core.tasks import batch_from_strings
 from recur.models.deq import EquilibriumCell
 from recur.models.running import eval_mode, model_device
@@ -51,8 +50,7 @@ def walk(model, kinds: str, n_rounds: int) -> Walk:
             state, before = cell.step(state, problem), state  # (1, n + 1, d)
             right.append((cell.readout(state)[0, :, 0] > 0) == target)  # (n + 1,)
             change.append((state - before)[0].norm(dim=-1))  # (n + 1,)
-    bits = batch.bits[0].numpy().astype(np.int64)
-    wait = wait_rounds(bits[None, :, 0], bits[None, :, 1])[0, :-1]
+    wait = batch_waits(batch)[0]  # (n + 1,)
     right, change = torch.stack(right).cpu(), torch.stack(change).cpu()
     return Walk(right.numpy(), change.numpy(), wait)
 

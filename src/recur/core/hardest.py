@@ -54,6 +54,12 @@ def _pairs(n: int) -> dict[str, tuple[str, str]]:
     }
 
 
+def batch_waits(batch: AdditionBatch) -> np.ndarray:
+    """The rounds each position of ``batch`` waits for its carry-in, (B, n + 1)."""
+    bits = batch.bits.cpu().numpy().astype(np.int64)  # (B, n + 1, 2)
+    return wait_rounds(bits[..., 0], bits[..., 1])[:, :-1]  # (B, n + 1)
+
+
 @dataclass(frozen=True)
 class HardestSums:
     """The hardest sums of one width: their names and the batch (one row each)."""
@@ -64,8 +70,7 @@ class HardestSums:
 
     def wait(self) -> np.ndarray:
         """The rounds each position waits for its carry-in, (B, n + 1)."""
-        bits = self.batch.bits.cpu().numpy().astype(np.int64)  # (B, n + 1, 2)
-        return wait_rounds(bits[..., 0], bits[..., 1])[:, :-1]  # (B, n + 1)
+        return batch_waits(self.batch)
 
 
 def hardest_sums(n_bits: int) -> HardestSums:
@@ -143,8 +148,7 @@ class SkepticSums:
 
     def wait(self) -> np.ndarray:
         """The rounds each position waits for its carry-in, (B, n + 1)."""
-        bits = self.batch.bits.cpu().numpy().astype(np.int64)  # (B, n + 1, 2)
-        return wait_rounds(bits[..., 0], bits[..., 1])[:, :-1]  # (B, n + 1)
+        return batch_waits(self.batch)
 
 
 SKEPTIC_MIN_BITS = 16  # the families' halves and quarters need room
