@@ -7,11 +7,11 @@ each of its pieces; each baseline model also searches 400 drawn families at 64 b
 keeps those it fails. Writes ``book/data/skeptic_choose.csv``.
 
 Default (report): the registry's "skeptic's sums" seeds (0-19) at 64, 256 and 1,024
-bits for the cells of Chapters 2, 3 and 7 as their chapters train them (Chapter 3's
-read after 4 (n + 1) rounds, as it reads it) and for the holding twins, on the named
-families and the twelve the search kept most often (read from ``skeptic_choose.csv``:
-run ``--choose`` first). Writes
-``book/data/skeptic_report.csv``. ``--wide`` tests the holding cell at 4,096 bits
+bits for the cells of Chapters 2, 3 and 7 and Chapter 6's Transformer as their
+chapters train them (Chapter 3's cell read after 4 (n + 1) rounds, the Transformer by
+ACT within 2 (n + 1) rounds and on time, as they are read) and for the holding twins,
+on the named families and the twelve the search kept most often (read from
+``skeptic_choose.csv``: run ``--choose`` first). Writes ``book/data/skeptic_report.csv``. ``--wide`` tests the holding cell at 4,096 bits
 (``skeptic_wide.csv``, seeds 0-4 unless ``--seeds``).
 
 Run: ``.venv/bin/python benchmarks/skeptic_studies.py [--choose | --wide] [--jobs N]
@@ -38,13 +38,16 @@ DATA = Path(__file__).resolve().parents[1] / "book" / "data"
 CHOOSE = {
     "seeds": tuple(by_name("holding recipe").seeds),
     "widths": (16, 64, 256),
-    "models": tuple(m for m in TRAININGS if m != "Chapter 3's injected cell"),
+    "models": tuple(
+        m for m in TRAININGS
+        if m not in ("Chapter 3's injected cell", "Chapter 6's Transformer")
+    ),  # fmt: skip
 }
 REPORT = {
     "seeds": tuple(by_name("skeptic's sums").seeds),
     "widths": (64, 256, 1024),
     "models": ("Chapter 2's cell", "holding cell", "Chapter 3's injected cell",
-               "Chapter 7's DEQ cell", "holding DEQ cell"),
+               "Chapter 6's Transformer", "Chapter 7's DEQ cell", "holding DEQ cell"),
 }  # fmt: skip
 # the DEQ's cap of 2 (n + 1) iterations makes its 4,096-bit test about twice as long
 WIDE = {"seeds": tuple(range(5)), "widths": (4096,), "models": ("holding cell",)}

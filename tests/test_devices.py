@@ -244,6 +244,7 @@ MEASUREMENTS = {
         _cell,
         lambda m: ch2_skeptic.fade_walks({"c": m}, 16, 3)["1 + 111…10, c"].change,
     ),
+    "act_holds": (_act_ut, lambda m: ch6_hardest.act_holds(m, BATCH).settled),
     "cell_holds": (_cell, lambda m: holds.cell_holds(m, BATCH, hold_rounds=2).passed),
     "deq_holds": (
         _deq,

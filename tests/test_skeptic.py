@@ -170,6 +170,20 @@ def test_counts_and_most_failed_by_hand():
     assert most_failed(table, "m", 256) == "none"
 
 
+def test_wrong_or_late_by_hand():
+    from recur.pages.skeptic import wrong_or_late
+
+    table = _table([
+        {"model": "m", "seed": 0, "n_bits": 64, "sums": 3, "right when read": 3,
+         "settled": 3},  # right and on time
+        {"model": "m", "seed": 1, "n_bits": 64, "sums": 3, "right when read": 3,
+         "settled": 2},  # right, one sum late
+        {"model": "m", "seed": 2, "n_bits": 64, "sums": 3, "right when read": 2,
+         "settled": 1},  # wrong (and late): counted as wrong only
+    ])  # fmt: skip
+    assert wrong_or_late(table, "m", 64) == {"wrong": 1, "late": 1}
+
+
 def test_found_families_rank_by_how_many_models_they_broke():
     from recur.studies.skeptic_study import families_to_json, found_families
 
@@ -233,3 +247,26 @@ def test_families_named_by_their_numbers_are_those_numbers():
         "1" * 7 + "0" + "1" * 8,
         "0" * 7 + "0" + "0" * 7 + "1",
     )
+
+
+def test_act_holds_on_time_by_hand(monkeypatch):
+    """The Transformer's reading: right from the model's output, on time when no
+    position halts more than one round past its wait (waits by hand)."""
+    import recur.chapters.ch6_hardest as ch6
+
+    # 0111 + 0001, positions from bit 0: a position's carry-in is known one round
+    # after the generate or kill below it, one more for each propagate between. Bit 0
+    # (no position below) and bit 1 (a generate below) wait 1, bits 2 and 3 wait 2 and
+    # 3 (one and two propagates over the generate), the carry out 1 (a kill below)
+    batch = batch_from_strings([("0111", "0001"), ("0111", "0001")])
+    wait = np.array([1, 1, 2, 3, 1])
+    steps = np.stack([wait + 1, wait + 1])  # (B, n + 1): every position on time
+    steps[1, 2] = wait[2] + 2  # one position two rounds past its wait: late
+    monkeypatch.setattr(
+        ch6, "ponder_by_position", lambda model, b, cap: (steps, np.array([1, 1]))
+    )
+    holds = ch6.act_holds(None, batch)
+    assert holds.settled.tolist() == [True, False]
+    assert holds.right.tolist() == holds.held.tolist() == [True, True]
+    assert holds.passed.tolist() == [True, False]
+    assert holds.read_round.tolist() == [4, 4]  # the last position to halt

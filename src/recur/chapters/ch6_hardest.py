@@ -9,11 +9,13 @@ import pandas as pd
 import torch
 
 from recur.chapters.ch6_measures import ponder_by_position
-from recur.core.hardest import hardest_sums
-from recur.core.tasks import twice_width_plus_one
+from recur.core.hardest import batch_waits, hardest_sums
+from recur.core.tasks import AdditionBatch, twice_width_plus_one
 from recur.models.act import act_loop
+from recur.models.cell import check_bits_tensor
 from recur.models.running import eval_mode, model_device
 from recur.models.ut import UniversalTransformer
+from recur.training.holds import Holds
 
 HARDEST_RIGHT = "hardest sums right"
 HARDEST_PAST = "rounds past the carry, hardest sums"
@@ -131,3 +133,27 @@ def hardest_words(summary: pd.DataFrame, on_time: int, up_to: int = 64) -> str:
             f"ran {past} round{'' if past == 1 else 's'} past the carry at {b} bits"
         )
     return "; ".join(parts)
+
+
+ON_TIME = 1  # rounds past its wait a position may halt and still be on time
+
+
+def act_holds(model: UniversalTransformer, batch: AdditionBatch) -> Holds:
+    """Chapter 6's reading of its model on the skeptic's sums: ACT at the cap
+    ``2 (n + 1)``, an answer right when every position is, and on time (``settled``
+    here) when no position halts more than :data:`ON_TIME` rounds past its wait. A
+    halted position's state no longer changes, so an answer right when read holds:
+    ``held`` is ``right``, and ``hold_rounds`` 0."""
+    check_bits_tensor(batch.bits)
+    n_positions = batch.bits.shape[1]
+    steps, right = ponder_by_position(model, batch, 2 * n_positions)  # (B, n + 1)
+    past = steps - batch_waits(batch)  # (B, n + 1)
+    right = torch.from_numpy(right)  # (B,)
+    return Holds(
+        read_round=torch.from_numpy(steps.max(axis=1)).long(),
+        right=right,
+        held=right.clone(),
+        settled=torch.from_numpy((past <= ON_TIME).all(axis=1)),
+        last_wrong=torch.zeros(past.shape, dtype=torch.long),
+        hold_rounds=0,
+    )

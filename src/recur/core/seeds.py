@@ -154,8 +154,9 @@ REGISTRY = (
           "Chapter 2's holding recipe trained in the page, on the skeptic's 1,024-bit "
           "sums (browser_train.py --holding; not yet in the book)", PER_SEED),
     Seeds("skeptic's sums", 0, 19, None, REPORT,
-          "the cells of Chapters 2 and 7 on the skeptic's sums (skeptic_report.csv: "
-          "64 to 1,024 bits; 4,096 in skeptic_wide.csv)"),
+          "the cells of Chapters 2, 3 and 7 and Chapter 6's Transformer on the "
+          "skeptic's sums (skeptic_report.csv: 64 to 1,024 bits; 4,096 in "
+          "skeptic_wide.csv)"),
 )  # fmt: skip
 
 
@@ -183,8 +184,8 @@ OVERLAPS = {
     ("first recipe", "trained in the page"): "another model, and the page's own draws",
     ("recipe pieces", "trained in the page"): "another model, and the page's own draws",
     ("first recipe", "trained in the page, Chapter 6"): "the page's own draws",
-    ("first recipe", "skeptic's sums"): "other models",
-    ("recipe pieces", "skeptic's sums"): "other models",
+    ("first recipe", "skeptic's sums"): "other models, and sums no choice saw",
+    ("recipe pieces", "skeptic's sums"): "other models, and sums no choice saw",
     ("first recipe", "holding recipe in the page"): "another model, the page's draws",
     ("recipe pieces", "holding recipe in the page"): "another model, the page's draws",
     ("recipe pieces", "trained in the page, Chapter 6"): "the page's own draws",

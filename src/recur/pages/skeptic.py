@@ -1,6 +1,6 @@
 """The skeptic's study in the pages' words (``skeptic_choose.csv``,
-``skeptic_report.csv``, ``skeptic_wide.csv``): Chapter 2's section, Chapter 7's width
-sentence, the intro and the ending glue these values."""
+``skeptic_report.csv``, ``skeptic_wide.csv``): Chapter 2's section, the width
+sentences of Chapters 3, 6 and 7, the intro and the ending glue these values."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ KEYS = {
     "Chapter 2's cell": "c2",
     "holding cell": "hold",
     "Chapter 3's injected cell": "c3",
+    "Chapter 6's Transformer": "ut",
     "Chapter 7's DEQ cell": "deq",
     "holding DEQ cell": "hdeq",
     "holding cell without snapping": "nosnap",
@@ -77,6 +78,17 @@ def late_and_faded(table: pd.DataFrame, model_name: str, n_bits: int) -> dict:
     }
 
 
+def wrong_or_late(table: pd.DataFrame, model_name: str, n_bits: int) -> dict:
+    """Of an ACT model's seeds: those that got some sum wrong (``wrong``), and those
+    that got every one right but halted some position late (``late``)."""
+    rows = table[(table["model"] == model_name) & (table["n_bits"] == n_bits)]
+    all_right = rows["right when read"] == rows["sums"]
+    return {
+        "wrong": int((~all_right).sum()),
+        "late": int((all_right & (rows["settled"] < rows["sums"])).sum()),
+    }
+
+
 def unchecked(table: pd.DataFrame, model_name: str) -> int:
     """Seeds whose training of ``model_name`` never passed its check."""
     rows = table[table["model"] == model_name].drop_duplicates("seed")
@@ -100,6 +112,7 @@ def skeptic_values(data="data") -> dict:
         "sk_hold_longest_s": float(holding["train seconds"].max()),
         "sk_c2_failed": most_failed(report, "Chapter 2's cell", 1024),
         "sk_deq_failed": most_failed(report, "Chapter 7's DEQ cell", 1024),
+        "sk_ut_failed": most_failed(report, "Chapter 6's Transformer", 1024),
         "sk_nosnap_failed": most_failed(
             choose, "holding cell without snapping", CHOOSE_BITS
         ),
@@ -112,6 +125,9 @@ def skeptic_values(data="data") -> dict:
                        ("Chapter 7's DEQ cell", "deq")):  # fmt: skip
         ways = late_and_faded(report, model, 1024)
         values |= {f"sk_{key}_late": ways["late"], f"sk_{key}_faded": ways["faded"]}
+    for n_bits in (256, 1024):
+        ways = wrong_or_late(report, "Chapter 6's Transformer", n_bits)
+        values |= {f"sk_ut_{n_bits}_{k}": v for k, v in ways.items()}
     values |= _counts(choose, "sk_choose_", (CHOOSE_BITS,))
     values["sk_hdeq_unchecked"] = unchecked(report, "holding DEQ cell")
     for model, key in (("Chapter 7's DEQ cell", "deq"), ("holding DEQ cell", "hdeq")):

@@ -16,10 +16,13 @@ from dataclasses import dataclass
 import pandas as pd
 
 from recur.chapters.ch2_shared_update import train_cell, train_holding_cell
+from recur.chapters.ch6_act_ut import train_book_act
+from recur.chapters.ch6_hardest import act_holds
 from recur.chapters.ch7_fixed_points import train_deq, train_holding_deq
 from recur.core.device import run_jobs, seed_everything
 from recur.core.hardest import Family, search_families, skeptic_sums
 from recur.models.deq import EquilibriumCell
+from recur.models.ut import UniversalTransformer
 from recur.training.cell_variants import train_variant
 from recur.training.holds import Holds, cell_holds, deq_holds
 
@@ -54,6 +57,7 @@ TRAININGS: dict[str, Callable] = {
         train_holding_cell, without=("chains",)
     ),
     "Chapter 3's injected cell": _injected,
+    "Chapter 6's Transformer": _checked(train_book_act),
     "Chapter 7's DEQ cell": _checked(train_deq),
     "holding DEQ cell": _checked(train_holding_deq),
     "holding DEQ cell without the saturation cost": _checked(
@@ -93,6 +97,8 @@ def _holds(model, batch, name: str) -> Holds:
     """The model read as its chapter reads it, then held."""
     if isinstance(model, EquilibriumCell):
         return deq_holds(model, batch)
+    if isinstance(model, UniversalTransformer):
+        return act_holds(model, batch)
     return cell_holds(
         model, batch, rounds_per_position=ROUNDS_PER_POSITION.get(name, 1)
     )
