@@ -11,7 +11,8 @@ bits for the cells of Chapters 2, 3 and 7 and Chapter 6's Transformer as their
 chapters train them (Chapter 3's cell read after 4 (n + 1) rounds, the Transformer by
 ACT within 2 (n + 1) rounds and on time, as they are read) and for the holding twins,
 on the named families and the twelve the search kept most often (read from
-``skeptic_choose.csv``: run ``--choose`` first). Writes ``book/data/skeptic_report.csv``. ``--wide`` tests the holding cell at 4,096 bits
+``skeptic_choose.csv``: run ``--choose`` first). Writes
+``book/data/skeptic_report.csv``. ``--wide`` tests the holding cell at 4,096 bits
 (``skeptic_wide.csv``, seeds 0-4 unless ``--seeds``).
 
 Run: ``.venv/bin/python benchmarks/skeptic_studies.py [--choose | --wide] [--jobs N]
@@ -35,13 +36,11 @@ from recur.studies.skeptic_study import (
 )
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
+NOT_CHOSEN = ("Chapter 3's injected cell", "Chapter 6's Transformer")  # report only
 CHOOSE = {
     "seeds": tuple(by_name("holding recipe").seeds),
     "widths": (16, 64, 256),
-    "models": tuple(
-        m for m in TRAININGS
-        if m not in ("Chapter 3's injected cell", "Chapter 6's Transformer")
-    ),  # fmt: skip
+    "models": tuple(m for m in TRAININGS if m not in NOT_CHOSEN),
 }
 REPORT = {
     "seeds": tuple(by_name("skeptic's sums").seeds),
