@@ -193,12 +193,7 @@ def hundred_values(hundred: pd.DataFrame) -> dict:
     """From the hundred-seed study (``act_hundred.csv``, Chapter 6's procedure alone):
     its counts as :func:`recipe_counts` gives the twenty seeds' (``seeds_hundred_``,
     ``hard_hundred_``)."""
-    values = recipe_counts(hundred, "hundred", "BOOK_ACT")
-    book = hundred[hundred["recipe"] == "BOOK_ACT"]  # the procedure alone, as counted
-    kinds = hs.late_kinds(book)
-    ran_on = hs.ran_on_by_width(book)
-    kinds |= {f"ran_on_{b}": ran_on.get(b, 0) for b in (16, 64)}
-    return values | prefixed("hard_hundred", kinds)
+    return recipe_counts(hundred, "hundred", "BOOK_ACT")
 
 
 def hundred_wide_values(wide: pd.DataFrame) -> dict:

@@ -98,16 +98,6 @@ def _latest_of_late(table: pd.DataFrame) -> pd.DataFrame:
     return worst[worst[HARDEST_PAST] > HARDEST_PAST_BAR]
 
 
-def ran_on_by_width(table: pd.DataFrame) -> dict[int, int]:
-    """Of the seeds that :func:`late_kinds` says ran on (every readout right in time,
-    yet halting late), the most rounds any ran past the carry at each width of the
-    table; empty when none ran on."""
-    late = _latest_of_late(table)
-    ran_on = late.loc[late[HARDEST_NEWS] <= HARDEST_PAST_BAR, "seed"]
-    runs = table[table["seed"].isin(ran_on)]
-    return {int(b): int(p) for b, p in runs.groupby("bits")[HARDEST_PAST].max().items()}
-
-
 def news_words(kinds: dict) -> str:
     """What a page may say of :func:`late_kinds`: how the late models were late."""
     if kinds["late"] == 0:
@@ -115,8 +105,8 @@ def news_words(kinds: dict) -> str:
     rest = kinds["late"] - kinds["news_late"] - kinds["ran_on"]
     words = (
         f"Of the {kinds['late']} that got every one right but halted late, "
-        f"{kinds['news_late']} halted within a round of their answer first turning "
-        "right: the carry's news itself was slow. In "
+        f"{kinds['news_late']} had their latest halt within a round of their latest "
+        "answer to turn right: the carry's news itself was slow. In "
         f"{kinds['ran_on']}, every answer was right in time and positions ran on"
     )
     return words + (f"; the other {rest} did some of each." if rest else ".")
