@@ -139,4 +139,5 @@ def page_values(data="data") -> dict:
     values |= positions_values(read("act_positions"))
     values |= live_values(live) | inj_values(live) | settle_values(read("ch7_settle"))
     values |= wide_values(read("act_wide"))
+    values |= prefixed("end_hard_hundred", hardest_counts(read("act_hundred")))
     return {key: plain(value) for key, value in values.items()}

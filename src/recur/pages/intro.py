@@ -30,7 +30,7 @@ def code_values() -> dict:
 def study_values(data="data") -> dict:
     """The seeds that met each headline result: Chapter 2's cell (``live_seeds.csv``),
     Chapter 6's procedure and, of it, those on time on the hardest sums
-    (``act_seeds.csv``)."""
+    (``act_seeds.csv``; of the hundred further seeds, ``act_hundred.csv``)."""
     read = partial(read_table, data)  # read("act_seeds"): data/act_seeds.csv
     cell = live_counts(read("live_seeds"), CHAPTER2_CELL)
     seeds = read("act_seeds")
@@ -38,4 +38,6 @@ def study_values(data="data") -> dict:
     values = {"cell_met": cell["met"], "cell_n": cell["n"], "act_met": act["met"],
               "act_n": act["n"], "hard_met": hard["met"],
               "hard_n": hard["n"]}  # fmt: skip
+    hundred = hardest_counts(read("act_hundred"))
+    values |= {"hard_hundred_met": hundred["met"], "hard_hundred_n": hundred["n"]}
     return {key: plain(value) for key, value in prefixed("intro", values).items()}

@@ -1,0 +1,50 @@
+"""How to cite the book: its title, authors, version and date in one place. The
+top-level ``CITATION.cff`` is :func:`cff_text` (``tests/test_citation.py`` checks it),
+and the introduction prints :func:`bibtex`."""
+
+from __future__ import annotations
+
+import recur
+
+TITLE = "One More Round: why running the same update rule for more rounds computes more"
+AUTHORS = "The One More Round authors"
+DATE = "2026-12-05"  # the release the version names
+LICENSES = ("MIT", "CC-BY-4.0")  # the code, and the text and figures
+KEY = "onemoreround2026"
+
+
+def citation_values() -> dict:
+    """What the introduction glues: the version and the date."""
+    return {"cite_version": recur.__version__, "cite_date": DATE}
+
+
+def bibtex() -> str:
+    """The book as a BibTeX ``@book`` entry."""
+    year = DATE[:4]
+    return (
+        f"@book{{{KEY},\n"
+        f"  title   = {{{TITLE}}},\n"
+        f"  author  = {{{{{AUTHORS}}}}},\n"
+        f"  year    = {{{year}}},\n"
+        f"  version = {{{recur.__version__}}},\n"
+        f"  note    = {{Interactive book with its library \\texttt{{recur}}; "
+        f"released {DATE}}},\n"
+        "}"
+    )
+
+
+def cff_text() -> str:
+    """The text of ``CITATION.cff`` (Citation File Format 1.2.0)."""
+    licenses = "\n".join(f"  - {name}" for name in LICENSES)
+    return (
+        "# Written from recur.pages.citation (tests/test_citation.py checks it)\n"
+        "cff-version: 1.2.0\n"
+        'message: "If you use this book or its code, please cite it as below."\n'
+        "type: software\n"
+        f'title: "{TITLE}"\n'
+        "authors:\n"
+        f'  - name: "{AUTHORS}"\n'
+        f'version: "{recur.__version__}"\n'
+        f'date-released: "{DATE}"\n'
+        f"license:\n{licenses}\n"
+    )
