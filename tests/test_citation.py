@@ -5,14 +5,14 @@ BibTeX entry, and every built page's footer names the licences."""
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 import yaml
-from conftest import HTML
 
 import recur
+from conftest import HTML
 from recur.pages import citation
 
 ROOT = Path(__file__).resolve().parents[1]
