@@ -216,9 +216,16 @@ def test_ch3_example_and_gradient_values():
         "no injection, every round": ["00 ✗", "10 ✗", "01 ✗", "11 ✓"],
     }, index=[1, 2, 3, 9])  # fmt: skip
     assert ch3.example_values(example) == {
-        "ex3_inject": 3, "ex3_every": 9, "ex3_final_right": 1}  # fmt: skip
+        "ex3_inject": 3, "ex3_every": 9, "ex3_final_right": 1,
+        "ex3_final_words": "after 1 of these 4 rounds"}  # fmt: skip
+    never = example.assign(**{"no injection, final loss": ["11 ✗"] * 4})
+    assert ch3.example_values(never)["ex3_final_words"] == (
+        "after none of these 4 rounds"
+    )
     norms = {"injection": np.ones(3), "no injection": np.array([100.0, 10.0, 0.5])}
-    assert ch3.gradient_values(norms) == {"grad_drop": 200.0}
+    assert ch3.gradient_values(norms) == {"grad_drop": 200.0, "grad_drop_about": "200"}
+    norms["no injection"] = np.array([57828.0, 1.0])  # two significant figures
+    assert ch3.gradient_values(norms)["grad_drop_about"] == "58,000"
 
 
 # Chapters 1 and 5, and the introduction
@@ -657,7 +664,10 @@ def _longer(chains_64: float = 1.0) -> pd.DataFrame:
 def test_ch6_training_values_read_the_run():
     assert ch6_live.training_values(_book_run()) == {
         "act_seconds": 20.5, "act_exact": 0.998, "act_check_words": "passed",
-        "set_ramp": 500}  # fmt: skip
+        "act_exact_words": "99.8% of the held-out pairs", "set_ramp": 500}  # fmt: skip
+    every = _book_run()
+    every.kept.heldout = 1.0
+    assert ch6_live.training_values(every)["act_exact_words"] == "every held-out pair"
 
 
 def test_ch6_ponder_values_give_the_fit_and_its_margins():

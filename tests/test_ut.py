@@ -620,6 +620,10 @@ def test_full_words_by_hand():
     assert behind["exact"].startswith("It reaches 99% of the sums after round 3 (")
     assert behind["reach"] == "reached 99% of the sums after round 3"
     assert ahead["reach"] == "did not reach 99% of the sums after any round"
+    fell = full_words(_by_round(0.3, 0.99, 1.0, 0.893), rule, 0.99, trained=3)
+    assert fell["reach"] == (
+        "reached 99% of the sums after round 2, then fell to 89.3% by round 4"
+    )
     assert behind["early"].startswith("was not right on more sums than the rule")
 
 

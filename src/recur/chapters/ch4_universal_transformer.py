@@ -157,7 +157,7 @@ def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> di
     against the rule's (``rule``): ``early``, whether it beats the rule after rounds 2
     and 3 (``shows`` and ``early``); whether it reaches ``bar`` after any round
     (``exact``, with its share after round ``trained``, the last its loss read, and
-    ``reach``)."""
+    ``reach``, with where it ended if it fell back)."""
     ahead = bool((full.loc[2:3] > rule.loc[2:3] + SAME).all())
     reached = full.index[(full >= bar).to_numpy()]
     last = full.index[-1]
@@ -175,7 +175,17 @@ def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> di
         else "was not right on more sums than the rule after both rounds 2 and 3",
         "exact": f"{exact} ({percent_text(full[trained])} after round {trained}, the "
         "last it was trained on)",
-        "reach": f"reached {bar:.0%} of the sums after round {reached[0]}"
-        if len(reached)
-        else f"did not reach {bar:.0%} of the sums after any round",
+        "reach": _reach_words(full, bar, reached),
     }
+
+
+def _reach_words(full: pd.Series, bar: float, reached: pd.Index) -> str:
+    """Whether ``full`` reached ``bar`` after some round, and where it ended if it
+    fell below ``bar`` again by its last round."""
+    if not len(reached):
+        return f"did not reach {bar:.0%} of the sums after any round"
+    words = f"reached {bar:.0%} of the sums after round {reached[0]}"
+    last = full.index[-1]
+    if full[last] < bar:
+        words += f", then fell to {percent_text(full[last])} by round {last}"
+    return words

@@ -47,14 +47,19 @@ def example_values(example: pd.DataFrame) -> dict:
     from which the injected cell and the uninjected one trained on every round are
     right, and the rounds the uninjected one trained on the final round got right."""
     first = first_right_round(example)
-    right = example["no injection, final loss"].str.endswith("✓").sum()
+    right = int(example["no injection, final loss"].str.endswith("✓").sum())
+    rounds = len(example)
+    said = f"after none of these {rounds} rounds" if right == 0 else (
+        f"after {right} of these {rounds} rounds")  # fmt: skip
     return {"ex3_inject": first["injected"],
             "ex3_every": first["no injection, every round"],
-            "ex3_final_right": int(right)}  # fmt: skip
+            "ex3_final_right": right, "ex3_final_words": said}  # fmt: skip
 
 
 def gradient_values(norms: dict) -> dict:
     """How many times smaller the uninjected cell's gradient from its last round is
-    than from its first, at initialisation (``gradient_comparison``'s norms)."""
+    than from its first, at initialisation (``gradient_comparison``'s norms), and the
+    same to two significant figures (``grad_drop_about``), as "about" states it."""
     uninjected = norms["no injection"]  # (rounds,): round 1 first
-    return {"grad_drop": float(uninjected[0] / uninjected[-1])}
+    drop = float(uninjected[0] / uninjected[-1])
+    return {"grad_drop": drop, "grad_drop_about": f"{float(f'{drop:.2g}'):,.0f}"}

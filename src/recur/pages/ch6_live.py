@@ -13,7 +13,7 @@ from recur.core.seeds import PAGE_HELD_SUMS
 from recur.core.tasks import AdditionBatch, long_chain_batch
 from recur.pages.glue import prefixed
 from recur.studies.seed_study import act_verdict
-from recur.views.text import fit_words, margin_words
+from recur.views.text import fit_words, margin_words, percent_text
 
 FAR = 5  # a wait of at least five rounds: more than half the trained width
 FAR_CHAINS_SEED = PAGE_HELD_SUMS  # the long chains set beside the held-out random sums
@@ -22,11 +22,14 @@ UNSEEN = "64 bits, long chains (never seen)"  # the fit the page reads, of two
 
 def training_values(book) -> dict:
     """From :func:`~recur.chapters.ch6_act_ut.train_book_act`'s result: its seconds,
-    the kept checkpoint's share of held-out pairs right, what the check said, and the
-    ponder cost's ramp (``set_ramp``)."""
+    the kept checkpoint's share of held-out pairs right (and in words), what the check
+    said, and the ponder cost's ramp (``set_ramp``)."""
     return {
         "act_seconds": book.seconds,
         "act_exact": book.kept.heldout,
+        "act_exact_words": "every held-out pair"
+        if book.kept.heldout == 1
+        else (f"{percent_text(book.kept.heldout)} of the held-out pairs"),  # fmt: skip
         "act_check_words": book.words(),
         "set_ramp": book.run.config.aux_warmup,
     }
