@@ -27,6 +27,7 @@ from recur.pages import ch6_live, ending, intro, machines, performance
 from recur.pages import ch7_fixed_points as ch7
 from recur.pages import methods as methods_page
 from recur.pages.glue import plain, prefixed
+from recur.pages.citation import citation_values
 from recur.pages.skeptic import skeptic_values
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
@@ -261,10 +262,16 @@ def test_intro_values_state_the_headline_counts(tmp_path):
         _seed_row("BOOK_ACT", 1, 64, **{"rounds past the carry, hardest sums": 2}),
         _seed_row("TUNED_ACT", 0, 8),
     ])  # fmt: skip
-    tables = {"live_seeds": live, "act_seeds": seeds}
+    hundred = pd.DataFrame([
+        _seed_row("BOOK_ACT", 5, 8),  # on time
+        _seed_row("BOOK_ACT", 6, 8, **{"rounds past the carry, hardest sums": 3}),
+        _seed_row("BOOK_ACT", 7, 8),
+    ])  # fmt: skip
+    tables = {"live_seeds": live, "act_seeds": seeds, "act_hundred": hundred}
     assert intro.study_values(_write_tables(tmp_path, tables)) == {
         "intro_cell_met": 2, "intro_cell_n": 3, "intro_act_met": 1, "intro_act_n": 2,
-        "intro_hard_met": 1, "intro_hard_n": 2,
+        "intro_hard_met": 1, "intro_hard_n": 2, "intro_hard_hundred_met": 2,
+        "intro_hard_hundred_n": 3,
     }  # fmt: skip
 
 
@@ -1281,7 +1288,10 @@ PAGES = {
     "04_universal_transformer": ch4_keys,
     "05_act": lambda: set(ch5.code_values(DATA / "bench.jsonl")),
     "intro": lambda: set(
-        intro.code_values() | intro.study_values(DATA) | skeptic_values(DATA)
+        intro.code_values()
+        | intro.study_values(DATA)
+        | skeptic_values(DATA)
+        | citation_values()
     ),
     "02_shared_update": ch2_keys,
     "03_input_injection": ch3_keys,

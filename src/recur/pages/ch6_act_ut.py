@@ -28,7 +28,7 @@ from recur.chapters.ch6_measures import (
 )
 from recur.core.bars import HARDEST_PAST, WIDE_BAR
 from recur.core.hardest import hardest_sums
-from recur.core.intervals import interval_text
+from recur.core.intervals import interval_range, interval_text
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies import hardest_study as hs
 from recur.studies import seed_study as ss
@@ -178,13 +178,16 @@ def seed_values(seeds: pd.DataFrame) -> dict:
 
 def recipe_counts(seeds: pd.DataFrame, key: str, recipe: str) -> dict:
     """One recipe's counts of the twenty-seed study: its seeds that met the bar, with
-    words and the rates the count does not rule out (``seeds_{key}_``), and its
+    words and the rates the count does not rule out (``seeds_{key}_``; ``_range`` for a
+    table), and its
     counts on the hardest sums (``hard_{key}_``)."""
     counts = ss.seed_counts(seeds, recipe)
     met, n = counts["met"], counts["n"]
-    counts |= {"words": ss.robust_words(met, n), "interval": interval_text(met, n)}
+    counts |= {"words": ss.robust_words(met, n), "interval": interval_text(met, n),
+               "range": interval_range(met, n)}  # fmt: skip
     hard = hs.hardest_counts(seeds, recipe)
     hard["interval"] = interval_text(hard["met"], hard["n"])
+    hard["range"] = interval_range(hard["met"], hard["n"])
     hard["words"] = ss.robust_words(hard["met"], hard["n"])
     return prefixed(f"seeds_{key}", counts) | prefixed(f"hard_{key}", hard)
 
