@@ -26,8 +26,8 @@ from recur.pages import ch6_act_ut as ch6
 from recur.pages import ch6_live, ending, intro, machines, performance
 from recur.pages import ch7_fixed_points as ch7
 from recur.pages import methods as methods_page
-from recur.pages.glue import plain, prefixed
 from recur.pages.citation import citation_values
+from recur.pages.glue import plain, prefixed
 from recur.pages.skeptic import skeptic_values
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
