@@ -53,3 +53,25 @@ def test_the_introduction_shows_how_to_cite():
 def test_every_page_names_the_licences(page):
     footer = page.read_text().split("bd-footer-content", 1)[-1]
     assert "MIT License" in footer and "CC BY 4.0" in footer
+
+
+def test_repository_url_from_the_config(tmp_path):
+    config = tmp_path / "_config.yml"
+    config.write_text("title: x\nrepository:\n  branch: main\nhtml:\n  url: no\n")
+    assert citation.repository_url(str(config)) == ""  # html's url is not the repo's
+    config.write_text(
+        "repository:\n  url: https://example.org/omr  # the home\n  branch: main\n"
+    )
+    assert citation.repository_url(str(config)) == "https://example.org/omr"
+    assert citation.repository_url(str(tmp_path / "missing.yml")) == ""
+    assert citation.get_the_code_words("https://example.org/omr") == (
+        "clone the repository (https://example.org/omr)"
+    )
+    assert "no public address" in citation.get_the_code_words("")
+
+
+def test_the_books_config_has_no_repository_yet():
+    """The intro's words follow _config.yml: today it names no address, and says so."""
+    assert citation.repository_url(str(ROOT / "_config.yml")) == ""
+    page = (HTML / "book" / "intro.html").read_text()
+    assert "clone the repository" not in page

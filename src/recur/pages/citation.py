@@ -4,6 +4,8 @@ and the introduction prints :func:`bibtex`."""
 
 from __future__ import annotations
 
+import re
+
 import recur
 
 TITLE = "One More Round: why running the same update rule for more rounds computes more"
@@ -13,9 +15,13 @@ LICENSES = ("MIT", "CC-BY-4.0")  # the code, and the text and figures
 KEY = "onemoreround2026"
 
 
-def citation_values() -> dict:
-    """What the introduction glues: the version and the date."""
-    return {"cite_version": recur.__version__, "cite_date": DATE}
+def citation_values(config: str = "../_config.yml") -> dict:
+    """What the introduction glues: the version, the date and how to get the code."""
+    return {
+        "cite_version": recur.__version__,
+        "cite_date": DATE,
+        "get_the_code": get_the_code_words(repository_url(config)),
+    }
 
 
 def bibtex() -> str:
@@ -48,3 +54,24 @@ def cff_text() -> str:
         f'date-released: "{DATE}"\n'
         f"license:\n{licenses}\n"
     )
+
+
+def repository_url(config: str = "../_config.yml") -> str:
+    """The book's public repository, ``repository.url`` in Jupyter Book's
+    ``_config.yml`` ("" while it has none, or where the file is not there, as in the
+    downloaded notebooks)."""
+    try:
+        text = open(config, encoding="utf-8").read()
+    except OSError:
+        return ""
+    block = re.search(r"^repository:\n((?:[ \t]+.*\n?)*)", text, re.M)
+    found = block and re.search(r"^\s+url:\s*[\"']?([^\"'\s#]+)", block.group(1), re.M)
+    return found.group(1) if found else ""
+
+
+def get_the_code_words(url: str) -> str:
+    """How the introduction tells a reader to get the code: clone the repository at its
+    address, or, while it has none, from whoever gave them the book."""
+    if url:
+        return f"clone the repository ({url})"
+    return "take a copy of the repository (it has no public address yet)"
