@@ -77,27 +77,21 @@ def plot_state_changes(
 
 def plot_halting_rules(distance: pd.DataFrame) -> plt.Figure:
     """Mean steps per position against the carry distance into it, ACT beside
-    PonderNet: each seed faint, the mean over seeds bold, and steps = d (the fewest a
-    local window of one can use)."""
+    PonderNet: the mean over seeds as a line, the band from the least to the most seed,
+    and steps = d (the fewest a local window of one can use)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     for color, (method, rows) in with_colors(distance.groupby("method")):
-        for _, seed_rows in rows.groupby("seed"):
-            ax.plot(
-                seed_rows["carry distance"],
-                seed_rows["mean steps"],
-                "-",
-                color=color,
-                lw=0.7,
-                alpha=0.4,
-            )
-        mean = rows.groupby("carry distance")["mean steps"].mean()
+        by_d = rows.groupby("carry distance")["mean steps"]  # one value per seed
+        low, mean, high = by_d.min(), by_d.mean(), by_d.max()
+        ax.fill_between(mean.index, low.values, high.values, color=color, alpha=0.2,
+                        lw=0)  # fmt: skip
         ax.plot(
             mean.index,
             mean.values,
             "o-",
             ms=3,
             color=color,
-            label=f"{method} (mean of {rows['seed'].nunique()} seeds)",
+            label=f"{method}: mean of {rows['seed'].nunique()} seeds, band least to most",
         )
     d = np.sort(distance["carry distance"].unique())
     ax.plot(d, d, "--", color="#888", label="steps = d")
