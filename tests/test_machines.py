@@ -60,13 +60,26 @@ def test_cpu_names_as_prose_writes_them(cpu, name):
 
 
 def test_the_rerun_words_say_what_moved():
-    same = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 4]})
-    moved = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 1]})
+    cpus = {"table": ["a.csv", "b.csv"], "pinned on": ["AMD EPYC"] * 2,
+            "unpinned on": ["Intel Xeon"] * 2}  # fmt: skip
+    same = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 4]} | cpus)
+    moved = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 1]} | cpus)
     assert machines.rerun_words(same).startswith("Every row came out the same")
     assert machines.rerun_words(moved).startswith("1 of the tables moved.")
+    assert "not which of the two" in machines.rerun_words(moved)
     assert machines.rerun_words(moved.assign(**{"equal rows": 0})).startswith(
         "Every table moved."
     )
+    kernels = moved.assign(**{"unpinned on": ["Intel Xeon", "AMD EPYC"]})
+    assert machines.rerun_words(kernels).endswith(
+        "b ran on the same kind of CPU both times, so the kernels alone moved those."
+    )
+
+
+def test_the_unpinned_runs_cpus_in_words():
+    reruns = pd.DataFrame({"table": ["a.csv", "b.csv", "c.csv"],
+                           "unpinned on": ["Intel Xeon", "Intel Xeon", "AMD EPYC"]})
+    assert machines.before_words(reruns) == "Intel Xeon (c on an AMD EPYC)"
 
 
 def test_a_records_numerics_in_words():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import matplotlib
+import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
@@ -635,3 +636,25 @@ def test_no_letter_of_a_figure_is_under_12_px_on_screen():
     finish(fig)
     assert smallest_text_px(fig) == pytest.approx(12)  # 12 / (100 / 72 * 6.8 / 12) pt
     assert ax.title.get_fontsize() * px_per_point(fig) > 12 * 2  # not shrunk
+
+
+def test_rounds_bought_draws_the_rule_the_cell_and_acts_mean():
+    """Two ACT seeds at distances 0 and 2 of 4-bit sums (steps 1, 2 and 3, 5): the
+    mean line is at 1.5 and 4, the cell's at n + 1 = 5, the rule's at d."""
+    import matplotlib.pyplot as plt
+
+    from recur.views.plots_fixed import plot_rounds_bought
+
+    rows = [("ACT", 0, 4, 0, 1.0), ("ACT", 1, 4, 0, 2.0), ("ACT", 0, 4, 2, 3.0),
+            ("ACT", 1, 4, 2, 5.0), ("PonderNet", 0, 4, 2, 9.0)]  # fmt: skip
+    distance = pd.DataFrame(
+        rows, columns=["method", "seed", "bits", "carry distance", "mean steps"]
+    )
+    fig = plot_rounds_bought(distance)
+    lines = {line.get_label(): line.get_ydata() for line in fig.axes[0].get_lines()}
+    rule = next(v for k, v in lines.items() if k.startswith("the carry needs"))
+    cell = next(v for k, v in lines.items() if k.startswith("Chapter 2's cell"))
+    act = next(v for k, v in lines.items() if k.startswith("Chapter 6's ACT"))
+    assert list(rule) == [0, 2] and list(cell) == [5, 5]
+    assert list(act) == [1.5, 4.0]  # PonderNet's rows left out
+    plt.close(fig)

@@ -14,7 +14,7 @@ from recur.models.ut import UTOptions
 from recur.training.config import TrainConfig, TrainResult
 from recur.training.loop import train
 from recur.training.ut_recipe import BOOK_ACT, TRAIN_UT_BATCH
-from recur.views.text import more_word
+from recur.views.text import fit_words, more_word
 
 # Chapter 7's PonderNet: trained as Chapter 6 trains its ACT model (``BOOK_ACT``: a
 # local window of one, the input re-fed, the relative bias, no round signal, the floor
@@ -129,8 +129,9 @@ MEASURE_KEYS = {
 def study_values(summary: pd.DataFrame, distance: pd.DataFrame) -> dict:
     """Flat numbers of the study for the chapter's prose: ``{method}_{measure}_{bits}``
     from :func:`study_summary` (measures named by ``MEASURE_KEYS``) and the mean over
-    seeds of each method's fitted ``slope`` and ``intercept`` of steps against d, and
-    of its mean steps at the largest distance (``dmax``)."""
+    seeds of each method's fitted ``slope`` and ``intercept`` of steps against d (and
+    the line in words, ``fit``), of its mean steps at the largest distance (``dmax``),
+    and :func:`crossing_values`."""
     fits = distance.groupby("method")[["slope", "intercept"]].mean()
     values = {f"{m}_{k}": float(v) for (m, k), v in fits.stack().items()}
     dmax = int(distance["carry distance"].max())
@@ -142,7 +143,28 @@ def study_values(summary: pd.DataFrame, distance: pd.DataFrame) -> dict:
     for (measure, method), series in summary.items():
         key = MEASURE_KEYS[measure]
         values |= {f"{method}_{key}_{bits}": float(v) for bits, v in series.items()}
-    return values
+    for method in fits.index:
+        slope, intercept = values[f"{method}_slope"], values[f"{method}_intercept"]
+        values[f"{method}_fit"] = fit_words(slope, intercept)
+    return values | crossing_values(distance)
+
+
+def crossing_values(distance: pd.DataFrame) -> dict:
+    """Where PonderNet stops running more rounds than ACT (means over seeds, measured):
+    the first carry distance at which its mean steps are not above ACT's (``cross``;
+    one past the largest distance if never), and each PonderNet seed's mean steps over
+    the farthest quarter of the distances, least and most (``far_min``, ``far_max``)."""
+    means = distance.pivot_table(
+        index="carry distance", columns="method", values="mean steps"
+    )  # (d, method): the mean over seeds
+    not_above = means.index[(means["PonderNet"] <= means["ACT"]).to_numpy()]
+    cross = int(not_above[0]) if len(not_above) else int(means.index[-1]) + 1
+    far_from = 3 * int(distance["carry distance"].max()) // 4
+    ponder = distance[distance["method"] == "PonderNet"]
+    far = ponder[ponder["carry distance"] >= far_from].groupby("seed")["mean steps"]
+    far = far.mean()  # (seeds,)
+    return {"cross": cross, "far_from": far_from, "far_min": float(far.min()),
+            "far_max": float(far.max())}  # fmt: skip
 
 
 def comparison_words(values: dict) -> dict:

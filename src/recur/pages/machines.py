@@ -13,13 +13,13 @@ from recur.core.numerics import PINS
 from recur.pages.glue import prefixed, read_table
 from recur.studies import methods as studies
 
-# Chapter 6's six small studies and the live trainings' one-run study: rerun with the
-# pins, their last unpinned tables kept in unpinned/
+# Chapter 6's six small studies, the live trainings' one-run study and Chapter 7's three
+# tables: rerun with the pins, their last unpinned tables kept in unpinned/
 PINNED_RERUNS = tuple(
     f"act_{name}"
     for name in ("tau", "warmup", "positions", "length", "recipe", "waiting")
 )
-PINNED_RERUNS += ("live_seeds_first_100",)  # fmt: skip
+PINNED_RERUNS += ("live_seeds_first_100", "ch7_length", "ch7_distance", "ch7_settle")
 BEFORE = "unpinned"  # the folder of data/ with their last unpinned tables
 
 
@@ -91,16 +91,37 @@ def rerun_table(data="data") -> pd.DataFrame:
 
 def rerun_words(reruns: pd.DataFrame) -> str:
     """What a page may say of :func:`rerun_table`, after the sentence that gives the
-    equal rows: both the CPU and its kernels changed between the two runs."""
+    equal rows: which tables moved, and whether their CPU changed as well as its
+    kernels (then the rows cannot say which of the two moved them)."""
     if (reruns["equal rows"] == reruns["rows"]).all():
-        return "Every row came out the same, though the CPU and its kernels changed."
+        return "Every row came out the same, though the kernels changed."
     moved = reruns[reruns["equal rows"] < reruns["rows"]]
     some = "Every table" if len(moved) == len(reruns) else f"{len(moved)} of the tables"
+    same_cpu = moved[moved["pinned on"] == moved["unpinned on"]]
+    if same_cpu.empty:
+        return (
+            f"{some} moved. Both the CPU and its kernels changed between the two runs, "
+            "so this shows how far such a table moves with the machine, not which of "
+            "the two moved it."
+        )
+    names = ", ".join(t.removesuffix(".csv") for t in same_cpu["table"])
     return (
-        f"{some} moved. Both the CPU and its kernels "
-        "changed between the two runs, so this shows how far such a table moves with "
-        "the machine, not which of the two moved it."
+        f"{some} moved. Where the CPU changed too, the rows cannot say which of the "
+        f"two moved them; {names} ran on the same kind of CPU both times, so the "
+        "kernels alone moved those."
     )
+
+
+def before_words(reruns: pd.DataFrame) -> str:
+    """The CPUs of the reruns' last unpinned runs, for "on an ...": the most common
+    one, and the tables run on another in brackets."""
+    counts = reruns["unpinned on"].value_counts()
+    words = counts.index[0]
+    for cpu in counts.index[1:]:
+        tables = reruns.loc[reruns["unpinned on"] == cpu, "table"]
+        names = ", ".join(t.removesuffix(".csv") for t in tables)
+        words += f" ({names} on an {cpu})"
+    return words
 
 
 def browser_words(records: list[dict]) -> str:
@@ -137,7 +158,7 @@ def machine_values(data="data") -> dict:
         "browser_words": browser_words(list(records)),
         "pinned_tables": sum(r["pinned"] and not r.get("earlier") for r in records),
         "rerun_cpu": reruns["pinned on"].iloc[0],
-        "before_cpu": reruns["unpinned on"].iloc[0],
+        "before_cpu": before_words(reruns),
         "live_cpu": cpu_name(by_table["live_seeds.csv"]["cpu"]),
         "other_cpu": cpu_name(by_table["other_cpu/live_seeds.csv"]["cpu"]),
     })  # fmt: skip

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
+from recur.views.palette import PALETTE
 from recur.views.style import finish, variant_colors, with_colors
 
 MB = 2**20
@@ -125,4 +126,33 @@ def plot_attention_costs(table: pd.DataFrame) -> plt.Figure:
         ax.minorticks_off()
         ax.grid(alpha=0.3)
     left.legend(frameon=False, fontsize=9)
+    return finish(fig)
+
+
+def plot_rounds_bought(distance: pd.DataFrame) -> plt.Figure:
+    """What deciding how many rounds to run buys, on the long-chain sums of
+    :func:`plot_halting_rules`: the rounds the carry needs at each carry distance d
+    (d, the rule of Chapter 1), the rounds Chapter 2's cell runs everywhere (n + 1),
+    and the rounds ACT's Transformer ran (mean over seeds, band least to most)."""
+    n_bits = int(distance["bits"].iloc[0])  # the study's width
+    act_rows = distance[distance["method"] == "ACT"]
+    act = act_rows.groupby("carry distance")["mean steps"]  # one value per seed
+    d = np.sort(distance["carry distance"].unique())
+    cell_color, act_color = PALETTE[1], PALETTE[0]
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    ax.plot(d, d, "--", color="#888", label="the carry needs d rounds (Chapter 1)")
+    ax.plot(d, np.full(len(d), n_bits + 1), "-", color=cell_color,
+            label=f"Chapter 2's cell: n + 1 = {n_bits + 1} everywhere")  # fmt: skip
+    mean = act.mean()
+    ax.fill_between(mean.index, act.min().values, act.max().values, color=act_color,
+                    alpha=0.2, lw=0)  # fmt: skip
+    seeds = act_rows["seed"].nunique()
+    ax.plot(mean.index, mean.values, "o-", ms=3, color=act_color,
+            label=f"Chapter 6's ACT Transformer ({seeds} seeds)")  # fmt: skip
+    ax.set_xlabel(f"carry distance d into the position ({n_bits}-bit long-chain sums)")
+    ax.set_ylabel("rounds run at that position")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(0, n_bits + 5)
+    ax.legend(frameon=False, fontsize=9, loc="lower right")
+    ax.grid(alpha=0.3)
     return finish(fig)
