@@ -77,8 +77,12 @@ def test_the_rerun_words_say_what_moved():
 
 
 def test_the_unpinned_runs_cpus_in_words():
-    reruns = pd.DataFrame({"table": ["a.csv", "b.csv", "c.csv"],
-                           "unpinned on": ["Intel Xeon", "Intel Xeon", "AMD EPYC"]})
+    reruns = pd.DataFrame(
+        {
+            "table": ["a.csv", "b.csv", "c.csv"],
+            "unpinned on": ["Intel Xeon", "Intel Xeon", "AMD EPYC"],
+        }
+    )
     assert machines.before_words(reruns) == "Intel Xeon (c on an AMD EPYC)"
 
 

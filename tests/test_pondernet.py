@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 import torch
 from hypothesis import given, settings
@@ -267,3 +268,25 @@ def test_ponder_model_is_chapter_6s_model_without_act_written_out_by_hand():
         "n_rounds": 16, "chain_share": 0.25, "lr": 3e-3, "lr_decay": "cosine",
         "n_steps": 1200, "batch_size": 64, "eval_every": 100, "stop_at_exact": None,
     }  # fmt: skip
+
+
+def test_crossing_values_by_hand():
+    """ACT runs d + 1 rounds at distances 0..4; PonderNet's two seeds run 3 and 5
+    everywhere (mean 4): more than ACT at d = 0, 1, 2 (4 > 1, 2, 3), not at d = 3
+    (4 = 4). The farthest quarter is d >= 3: seed means 3 and 5."""
+    from recur.chapters.ch7_pondernet import crossing_values
+
+    rows = [("ACT", 0, d, d + 1.0) for d in range(5)]
+    rows += [("PonderNet", s, d, v) for s, v in ((0, 3.0), (1, 5.0)) for d in range(5)]
+    distance = pd.DataFrame(
+        rows, columns=["method", "seed", "carry distance", "mean steps"]
+    )
+    assert crossing_values(distance) == {
+        "cross": 3,
+        "far_from": 3,
+        "far_min": 3.0,
+        "far_max": 5.0,
+    }
+    always = distance.assign(**{"mean steps": distance["mean steps"] + 10 * (
+        distance["method"] == "PonderNet")})  # fmt: skip
+    assert crossing_values(always)["cross"] == 5  # never: one past the last distance

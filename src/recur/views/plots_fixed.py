@@ -92,7 +92,7 @@ def plot_halting_rules(distance: pd.DataFrame) -> plt.Figure:
             "o-",
             ms=3,
             color=color,
-            label=f"{method}: mean of {rows['seed'].nunique()} seeds, band least to most",
+            label=f"{method} (mean of {rows['seed'].nunique()} seeds)",
         )
     d = np.sort(distance["carry distance"].unique())
     ax.plot(d, d, "--", color="#888", label="steps = d")
