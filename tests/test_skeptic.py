@@ -118,6 +118,17 @@ def test_cell_holds_agrees_with_every_round_evaluated():
     assert holds.settled.all()
 
 
+def test_cell_holds_reads_a_float64_cell_as_its_float32_twin():
+    """The page's trained cells come back in float64: read the same as in float32."""
+    torch.manual_seed(3)
+    cell = LocalCell()
+    batch = random_batch(20, 6, seed=5)
+    single = cell_holds(cell, batch, hold_rounds=4)
+    double = cell_holds(cell.double(), batch, hold_rounds=4)
+    assert torch.equal(single.right, double.right)
+    assert torch.equal(single.held, double.held)
+
+
 def test_deq_holds_reads_where_the_solver_stops():
     torch.manual_seed(4)
     deq = EquilibriumCell(tol=1e-3).eval()

@@ -61,8 +61,9 @@ def _relative_change(new: torch.Tensor, old: torch.Tensor) -> torch.Tensor:
 def _walk(cell: LocalCell, batch: AdditionBatch, read_at, last_round: int):
     """Run ``cell`` ``last_round`` rounds; ``read_at(r, state, prev)`` returns the (B,)
     bool of sums read at round r. Returns (read_round, right, held, last_wrong)."""
-    device = model_device(cell)
-    bits, target = batch.bits.to(device), batch.target.to(device).bool()  # (B, n, ·)
+    device, dtype = model_device(cell), next(cell.parameters()).dtype
+    bits = batch.bits.to(device=device, dtype=dtype)  # (B, n, 2): a float64 twin too
+    target = batch.target.to(device).bool()  # (B, n)
     problem = cell.embed(bits)  # (B, n, d)
     state = torch.zeros_like(problem) if cell.inject else problem  # (B, n, d)
     n_sums = bits.shape[0]
