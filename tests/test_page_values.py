@@ -1108,7 +1108,8 @@ def test_performance_bench_values_quote_make_bench():
     assert values["perf_pins_slowdown_cell"] == 3.0
     assert values["perf_pins_slowdown_act_ut"] == 4.0
     assert values["perf_deq_peak_mib_unrolled_36_max"] == len(quoted) - 1
-    assert len(values) == 2 + 5 + 12  # 2 x 2 peaks, each with its least and most
+    assert values["perf_act_ut_exact_64bit_long_chains"] == 7.0
+    assert len(values) == 2 + 9 + 12  # 2 x 2 peaks, each with its least and most
     assert performance.bench_values({"gpu": "H200"}, bench)["bench_gpu"] == "H200"
 
 
@@ -1132,9 +1133,10 @@ def test_performance_gpu_values_read_the_device_table():
         {"model": m, "batch": b, "device": d, "seconds per 100 steps": s}
         for m, b, cpu, gpu in rows for d, s in (("cpu", cpu), ("cuda", gpu))
     ])  # fmt: skip
-    values = performance.gpu_values({"gpu": "H200"}, device_table(table))
+    values = performance.gpu_values({"gpu": "H200", "date": "d"}, device_table(table))
     assert values == {
         "gpu_name": "H200", "gpu_smallest_batch": 64, "cell_batch": 128,
+        "gpu_bench_date": "d",
         "shared_gpu_over_cpu_64": 2.0, "shared_gpu_win": 1024,  # 1 / 4 <= 1 / 2
         "act_gpu_over_cpu_64": 0.5, "act_gpu_win": 64,
     }  # fmt: skip
@@ -1144,10 +1146,14 @@ def test_performance_gpu_check_values_count_what_differed():
     glued = {"deq_ok": {"cpu": "True", "gpu": "False"},
              "deq_exact_8": {"cpu": "1.0", "gpu": "1.0"},
              "deq_words": {"cpu": "'a'", "gpu": None}}  # fmt: skip
-    checks = [{"chapter": "07_fixed_points", "glued": glued},
-              {"tests": "1 failed, 269 passed in 300.0s"}]  # fmt: skip
+    failed = ["FAILED tests/test_x.py::test_y - AssertionEr..."]
+    checks = [{"gpu": "H200", "torch": "t", "date": "d"},
+              {"chapter": "07_fixed_points", "glued": glued},
+              {"tests": "1 failed, 269 passed in 300.0s", "failed": failed}]  # fmt: skip
     assert performance.gpu_check_values(checks, BOOK) == {
-        "gpu_tests": "1 failed, 269 passed", "gpu_compared": 2, "gpu_differ": 1,
+        "gpu_tests": "1 failed, 269 passed", "gpu_tests_failed": "test_x.py::test_y",
+        "gpu_check_date": "d", "gpu_check_torch": "t", "gpu_compared": 2,
+        "gpu_differ": 1,
         "gpu_verdicts": "Chapter 7, where a check the page states held on the CPU "
         "and not on the GPU",
     }  # fmt: skip

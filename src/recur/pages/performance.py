@@ -4,6 +4,8 @@ reading them all."""
 
 from __future__ import annotations
 
+import re
+
 import json
 from pathlib import Path
 
@@ -25,13 +27,15 @@ from recur.views.bench_view import (
     read_bench,
 )
 
-# make bench's measurements the page quotes: the two threads, the two key slots, and
-# the DEQ step's peak memory (median, least and most of five runs)
+# make bench's measurements the page quotes: the two threads, the two key slots, the
+# pins, Chapter 6's worst seed, and the DEQ step's peak memory (median, least and most
+# of five runs)
 PEAK = [f"deq_peak_mib_{m}_{r}{e}" for m in ("implicit", "unrolled") for r in (9, 36)
         for e in ("", "_min", "_max")]  # fmt: skip
 QUOTED = ["shared_under_load_ratio", "shared_under_load_ratio_2_threads",
           "two_slots_over_unfolded", "pins_slowdown_cell", "pins_slowdown_act_ut",
-          *PEAK]  # fmt: skip
+          "act_ut_seeds_ok", "act_ut_exact_64bit", "act_ut_exact_64bit_long_chains",
+          "act_ut_exact_32bit_long_chains", *PEAK]  # fmt: skip
 GPU_MODELS = {"shared": "shared", "act": "act_ut"}  # glue key: the devices' model
 # the kinds of attention, by glue key
 ATTENTION = {"masked": "masked local", "banded": "banded local", "full": "full"}
@@ -65,7 +69,8 @@ def gpu_values(gpu_machine: dict, devices: pd.DataFrame) -> dict:
     batch at which the GPU took at most half the CPU's time."""
     smallest = int(devices.index.get_level_values("batch").min())
     values = {"gpu_name": gpu_machine["gpu"], "gpu_smallest_batch": smallest,
-              "cell_batch": TrainConfig().batch_size}  # fmt: skip
+              "cell_batch": TrainConfig().batch_size,
+              "gpu_bench_date": gpu_machine.get("date", "an unrecorded date")}  # fmt: skip
     for key, name in GPU_MODELS.items():
         ratio = float(devices.loc[(name, smallest), "GPU time / CPU time"])
         values[f"{key}_gpu_over_cpu_64"] = ratio
@@ -81,7 +86,23 @@ def gpu_check_values(checks: list[dict], book=".") -> dict:
     titles = {stem: page_title(stem, book) for stem in stems}
     tests = next((c for c in checks if "tests" in c), {"tests": "not run"})
     counts = tests["tests"].split(" in ")[0]  # "1 failed, 269 passed", no time
-    return {"gpu_tests": counts} | prefixed("gpu", gpu_check_summary(checks, titles))
+    header = checks[0] if checks and "gpu" in checks[0] else {}
+    values = {"gpu_tests": counts, "gpu_tests_failed": failed_words(tests),
+              "gpu_check_date": header.get("date", "an unrecorded date"),
+              "gpu_check_torch": header.get("torch", "an unrecorded torch")}  # fmt: skip
+    return values | prefixed("gpu", gpu_check_summary(checks, titles))
+
+
+def failed_words(tests: dict) -> str:
+    """The tests that failed in a GPU check, by name (file and function), for the
+    page: "none" when none did."""
+    names = [
+        re.sub(r"^FAILED |\s+-.*$", "", line).replace("tests/", "")
+        for line in tests.get("failed", [])
+    ]
+    if not names:
+        return "none"
+    return ", ".join(names)
 
 
 def cost_values(cpu_costs: pd.DataFrame) -> dict:
