@@ -4,9 +4,8 @@ reading them all."""
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
