@@ -1147,9 +1147,9 @@ def test_performance_gpu_check_values_count_what_differed():
              "deq_exact_8": {"cpu": "1.0", "gpu": "1.0"},
              "deq_words": {"cpu": "'a'", "gpu": None}}  # fmt: skip
     failed = ["FAILED tests/test_x.py::test_y - AssertionEr..."]
+    tests = {"tests": "1 failed, 269 passed in 300.0s", "failed": failed}
     checks = [{"gpu": "H200", "torch": "t", "date": "d"},
-              {"chapter": "07_fixed_points", "glued": glued},
-              {"tests": "1 failed, 269 passed in 300.0s", "failed": failed}]  # fmt: skip
+              {"chapter": "07_fixed_points", "glued": glued}, tests]  # fmt: skip
     assert performance.gpu_check_values(checks, BOOK) == {
         "gpu_tests": "1 failed, 269 passed", "gpu_tests_failed": "test_x.py::test_y",
         "gpu_check_date": "d", "gpu_check_torch": "t", "gpu_compared": 2,

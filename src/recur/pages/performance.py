@@ -67,9 +67,12 @@ def gpu_values(gpu_machine: dict, devices: pd.DataFrame) -> dict:
     batch, and per model the GPU's time over the CPU's at that batch and the smallest
     batch at which the GPU took at most half the CPU's time."""
     smallest = int(devices.index.get_level_values("batch").min())
-    values = {"gpu_name": gpu_machine["gpu"], "gpu_smallest_batch": smallest,
-              "cell_batch": TrainConfig().batch_size,
-              "gpu_bench_date": gpu_machine.get("date", "an unrecorded date")}  # fmt: skip
+    values = {
+        "gpu_name": gpu_machine["gpu"],
+        "gpu_smallest_batch": smallest,
+        "cell_batch": TrainConfig().batch_size,
+        "gpu_bench_date": gpu_machine.get("date", "an unrecorded date"),
+    }
     for key, name in GPU_MODELS.items():
         ratio = float(devices.loc[(name, smallest), "GPU time / CPU time"])
         values[f"{key}_gpu_over_cpu_64"] = ratio
@@ -86,9 +89,12 @@ def gpu_check_values(checks: list[dict], book=".") -> dict:
     tests = next((c for c in checks if "tests" in c), {"tests": "not run"})
     counts = tests["tests"].split(" in ")[0]  # "1 failed, 269 passed", no time
     header = checks[0] if checks and "gpu" in checks[0] else {}
-    values = {"gpu_tests": counts, "gpu_tests_failed": failed_words(tests),
-              "gpu_check_date": header.get("date", "an unrecorded date"),
-              "gpu_check_torch": header.get("torch", "an unrecorded torch")}  # fmt: skip
+    values = {
+        "gpu_tests": counts,
+        "gpu_tests_failed": failed_words(tests),
+        "gpu_check_date": header.get("date", "an unrecorded date"),
+        "gpu_check_torch": header.get("torch", "an unrecorded torch"),
+    }
     return values | prefixed("gpu", gpu_check_summary(checks, titles))
 
 
