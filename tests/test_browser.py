@@ -494,3 +494,35 @@ def test_each_check_of_a_page_can_fail(page, site):
     page.set_viewport_size({"width": 420, "height": 900})
     assert _nothing_widens_the_page(page, "planted")
     assert len(_figures_keep_their_shape(page, "planted")) == 1
+
+
+def test_chapter2_wide_sums_come_in_blocks_that_fit_a_phone(page, site):
+    """A 64-bit sum at 420 px: the explorer's rows are cut into blocks that fit the
+    box, each block holding the rule's, the cell's and the true sum's bits of the
+    same positions; the blocks put back together give the whole rows, and nothing
+    scrolls sideways."""
+    from recur.core.carry import parallel_add
+
+    page.set_viewport_size({"width": 420, "height": 900})
+    open_page(page, site, "book/02_shared_update.html")
+    explorer = page.locator('.cell-explorer[data-model="ch2_cell"]')
+    explorer.locator(".explore-message").wait_for()
+    a, b = "1" * 64, "0" * 63 + "1"
+    explorer.locator(".explore-a").fill(a)
+    explorer.locator(".explore-b").fill(b)
+    view = explorer.locator(".explore-view")
+    heads = view.locator("th", has_text="positions").all_inner_texts()
+    assert len(heads) > 1 and heads[0].startswith("positions 64 to ")
+    assert heads[-1].endswith(" to 0")
+    rows = view.locator("tr").all()
+    texts: dict[str, str] = {}
+    for row in rows:
+        name = row.locator("th").first.inner_text()
+        cells = row.locator("td").all_inner_texts()
+        if cells:
+            texts[name] = texts.get(name, "") + cells[0].replace("\n", "")
+    assert texts["true sum"] == parallel_add(a, b).true_sum.zfill(65)
+    assert len(texts["learned"]) == len(texts["exact rule"]) == 65
+    overflow = view.evaluate("v => v.scrollWidth - v.clientWidth")
+    assert overflow <= 0, overflow
+    assert not page.errors, page.errors

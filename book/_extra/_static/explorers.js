@@ -67,17 +67,44 @@ const rounds = (n) => `${n} round${n === 1 ? "" : "s"}`;
 // Bits as a string, most significant first (positions n..0).
 const msbFirst = (bits) => Array.from(bits).reverse().join("");
 
-// A row of bits in monospace, wrong ones (against truth) on the palette's pink; long
-// sums wrap every 64 bits.
-function bitRow(name, text, truth, colors) {
+// A row of bits in monospace, wrong ones (against truth) on the palette's pink.
+function bitRow(name, text, truth, colors, from = 0) {
   let spans = "";
   [...text].forEach((ch, k) => {
-    if (k && (text.length - k) % 64 === 0) spans += "<br>";
-    const wrong = ch !== truth[k];
+    const wrong = ch !== truth[from + k];
     spans += wrong ? `<span style="background:${colors.wrong}">${ch}</span>` : ch;
   });
   return `<tr><th style="text-align:right;padding-right:6px;vertical-align:top">${name}</th>` +
     `<td style="font-family:monospace;word-break:break-all">${spans}</td></tr>`;
+}
+
+// The bits a block of bitTable holds: as many as fit the box beside the row names (a
+// character of the 13 px monospace is about 8 px wide), in whole bytes; 64 where the
+// box has no width yet.
+function bitsPerBlock(box) {
+  const width = box.clientWidth;
+  return width ? Math.max(8, 8 * Math.floor((width - 110) / 64)) : 64;
+}
+
+// Rows of bits (name and text, most significant first) as one table in blocks that fit
+// the box: a block holds the same positions of every row, one under the other, so the
+// rule, the model and the true sum of a position line up; the blocks are cut at whole
+// multiples of perBlock from position 0, each headed by the positions it spans.
+function bitTable(rows, truth, colors, perBlock) {
+  const n = truth.length;
+  let html = "<table>";
+  for (let start = 0; start < n;) {
+    const end = start + ((n - start) % perBlock || perBlock);
+    if (n > perBlock) {
+      html += `<tr><th></th><th style="text-align:left;font-weight:normal">positions ` +
+        `${n - 1 - start} to ${n - end}</th></tr>`;
+    }
+    for (const [name, text] of rows) {
+      html += bitRow(name, text.slice(start, end), truth, colors, start);
+    }
+    start = end;
+  }
+  return html + "</table>";
 }
 
 // recur.views.explorers._learned_verdict: when the learned readout is first right, and whether
@@ -143,9 +170,8 @@ function mountCellExplorer(root, spec) {
     const settled = Math.min(r, rule.carries.length - 1);
     const ruleText = String(rule.carries[settled][rule.a.length]) + readout(rule, settled);
     ui.roundValue.textContent = `${r} of ${learned.length}`;
-    ui.view.innerHTML = "<table>" + bitRow("exact rule", ruleText, truth, colors) +
-      bitRow("learned", learned[r - 1], truth, colors) +
-      bitRow("true sum", truth, truth, colors) + "</table>" +
+    const rows = [["exact rule", ruleText], ["learned", learned[r - 1]], ["true sum", truth]];
+    ui.view.innerHTML = bitTable(rows, truth, colors, bitsPerBlock(ui.view)) +
       `<p><span style="background:${colors.wrong}">&nbsp;&nbsp;&nbsp;</span> ` +
       "differs from the true sum</p>";
   };
@@ -240,9 +266,9 @@ function mountDeqExplorer(root, spec) {
     const settled = Math.min(k, rule.carries.length - 1);
     const ruleText = String(rule.carries[settled][rule.a.length]) + readout(rule, settled);
     ui.roundValue.textContent = `${k} of ${out.nIter}`;
-    ui.view.innerHTML = "<table>" + bitRow(`exact rule, round ${k}`, ruleText, truth, colors) +
-      bitRow(`DEQ, iteration ${k}`, msbFirst(out.rounds[k - 1]), truth, colors) +
-      bitRow("true sum", truth, truth, colors) + "</table>" +
+    const rows = [[`exact rule, round ${k}`, ruleText],
+      [`DEQ, iteration ${k}`, msbFirst(out.rounds[k - 1])], ["true sum", truth]];
+    ui.view.innerHTML = bitTable(rows, truth, colors, bitsPerBlock(ui.view)) +
       `<p>In iteration ${k} the state moved by <span class="deq-change" ` +
       `title="${out.changes[k - 1]}">${out.changes[k - 1].toExponential(1)}</span> of its size; the solver stops once ` +
       `that is below ${tol}. <span style="background:${colors.wrong}">&nbsp;&nbsp;&nbsp;</span>` +
