@@ -244,6 +244,7 @@ def test_a_model_explorer_says_what_the_library_says(
     page.goto(f"{site}/book/{chapter}.html", wait_until="load")
     explorer = page.locator(f".{css}[data-model={name}]")
     explorer.locator(".explore-message").wait_for()
+    explorer.locator(".explore-reveal").click()  # the verdict waits for the reader
     for a, b in [("0110111111111101", "0001000000000011"), ("1011", "0111")]:
         shown = _typed(explorer, a, b)
         want = _library_note(getattr(explorers, view)(model, a, b))
@@ -252,6 +253,30 @@ def test_a_model_explorer_says_what_the_library_says(
         explorer, explorers.PAGE_MAX_BITS[limit]
     )
     assert "Computed in your browser" in _typed(explorer, "1011", "0111")
+    assert not page.errors, page.errors
+
+
+@pytest.mark.parametrize(
+    "chapter, css, hidden",
+    [
+        ("02_shared_update", "cell-explorer", "the exact rule settles after"),
+        ("06_act_ut", "act-explorer", "positions stopped before their carry"),
+    ],
+)
+def test_an_explorer_does_not_answer_its_predict_prompt(
+    page, site, chapter, css, hidden
+):
+    """The message's verdict answers the page's "Predict" prompt: it is not shown
+    until the reader drags the slider (or clicks "how it ends"); then it is."""
+    page.goto(f"{site}/book/{chapter}.html", wait_until="load")
+    explorer = page.locator(f".{css}").first
+    message = explorer.locator(".explore-message")
+    message.wait_for()
+    assert hidden not in message.inner_text()
+    assert explorer.locator(".explore-reveal").is_visible()
+    _drag(explorer, 2)
+    assert hidden in message.inner_text()
+    assert not explorer.locator(".explore-reveal").is_visible()
     assert not page.errors, page.errors
 
 
@@ -348,6 +373,7 @@ def test_an_explorer_runs_to_its_cap_as_the_library_does(
     page.goto(f"{site}/book/{chapter}.html", wait_until="load")
     explorer = page.locator(f".{css}").first
     explorer.locator(".explore-message").wait_for()
+    explorer.locator(".explore-reveal").click()  # the verdict waits for the reader
     for a, b in [("1011", "0111"), ("1", "1")]:
         want = _library_note(getattr(explorers, view)(model, a, b))
         cap = 2 * (len(a) + 1)
@@ -421,3 +447,27 @@ def test_the_page_adds_the_halting_sum_in_float32_as_the_library_does(page, site
         [model_spec(model), _pairs(batch)],
     )
     assert got == library.int().tolist()
+
+
+ROUND_READOUTS_JS = """return pairs.map(([a, b]) => {
+  const out = OneMoreRound.actForward(spec, a, b, 2 * (a.length + 1));
+  return out.roundReadouts.map((bits) => Array.from(bits).reverse().join(""));
+});"""
+
+
+def test_the_act_explorers_readout_follows_the_rounds(page, site):
+    """The page's readout of each position's state after round r equals the
+    library's (recur.chapters.ch6_hardest.readouts_by_round, where a halted position
+    keeps its readout), round by round, on 16-bit random and long-chain sums."""
+    from recur.chapters.ch6_hardest import readouts_by_round
+    from recur.core.tasks import long_chain_batch, random_batch
+
+    model = model_from_spec(_spec("ch6_act"))
+    page.goto(f"{site}/book/06_act_ut.html", wait_until="load")
+    for batch in (random_batch(6, 16, seed=3), long_chain_batch(6, 16, seed=4)):
+        got = _in_page(page, ROUND_READOUTS_JS, "ch6_act", _pairs(batch))
+        logits = readouts_by_round(model, batch.bits, 2 * 17)  # (R, B, n + 1)
+        for k, rounds in enumerate(got):
+            want = [_strings(logits[r, k : k + 1])[0] for r in range(len(rounds))]
+            assert rounds == want, k
+    assert not page.errors, page.errors

@@ -299,6 +299,7 @@ def test_the_trainer_in_the_page_trains_stops_and_hands_its_cell_over(page, site
     assert message.inner_text().startswith("Stopped at step ")
     assert page.evaluate("window.OneMoreRound.trainedCell.seed") == 5
     explorer = page.locator(".cell-explorer").first
+    explorer.locator(".explore-reveal").click()  # the verdict waits for the reader
     assert "learned cell" in explorer.inner_text()
     assert root.locator(".trainer-train").is_enabled()
     assert not page.errors, page.errors

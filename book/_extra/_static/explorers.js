@@ -37,6 +37,7 @@ function explorerParts(root) {
     "<label>a <input type='text' class='explore-a' size='24'></label> " +
     "<label>b <input type='text' class='explore-b' size='24'></label>" +
     "<div class='explore-message'></div>" +
+    "<button type='button' class='explore-reveal'>how it ends</button>" +
     "<label class='explore-slider' style='display:block'>round " +
     "<input type='range' class='explore-round' min='1' value='1'> " +
     "<span class='explore-round-value'></span></label>" +
@@ -45,7 +46,7 @@ function explorerParts(root) {
   part("a").value = root.dataset.a;
   part("b").value = root.dataset.b;
   return { a: part("a"), b: part("b"), message: part("message"), round: part("round"),
-    roundValue: part("round-value"), view: part("view") };
+    roundValue: part("round-value"), view: part("view"), reveal: part("reveal") };
 }
 
 // Pairs checked as in recur.core.carry.pad_pair, with the width limit of this explorer and a
@@ -119,11 +120,22 @@ function learnedVerdict(readouts, truth) {
 
 // The loop every model explorer shares (recur.views.widgets.tabbed_explorer's update):
 // check the typed pair (bad input: a message, and the last good sum stays), time the
-// model's own run(pair), then describe(pair, out) gives the message's first part and the
-// rounds for the slider (0: no slider); draw(round) shows one round.
+// model's own run(pair), then describe(pair, out) gives the message's first part, the
+// verdict and the rounds for the slider (0: no slider); draw(round) shows one round.
+// The verdict answers the page's "Predict" prompt, so it waits until the reader moves
+// the slider or clicks "how it ends".
 function runExplorer(root, ui, run, describe, draw) {
   const maxBits = Number(root.dataset.maxBits);
   let ready = false;
+  let said = null;
+  const tell = () => {
+    const { note, verdict, padded, nRounds } = said;
+    const revealed = root.dataset.revealed === "yes";
+    ui.message.textContent = `${note}${revealed ? verdict : ""}${padded}. Computed in your ` +
+      `browser in ${root.dataset.ms} ms.` + (nRounds ? " Drag the slider:" : "");
+    ui.reveal.hidden = revealed || !verdictOf(said);
+  };
+  const verdictOf = (s) => s && s.verdict;
   const update = () => {
     let pair;
     try {
@@ -134,19 +146,26 @@ function runExplorer(root, ui, run, describe, draw) {
     const start = performance.now();
     const out = run(pair);
     root.dataset.ms = (performance.now() - start).toFixed(1);
-    const { note, nRounds } = describe(pair, out);
-    ui.message.textContent = `${note}${pair.padded}. Computed in your browser in ` +
-      `${root.dataset.ms} ms.` + (nRounds ? " Drag the slider:" : "");
-    if (nRounds) {
-      ui.round.max = nRounds;
-      ui.round.value = Math.min(Number(ui.round.value), nRounds);
+    said = { ...describe(pair, out), padded: pair.padded };
+    if (said.nRounds) {
+      ui.round.max = said.nRounds;
+      ui.round.value = Math.min(Number(ui.round.value), said.nRounds);
     }
+    tell();
     ready = true;
     draw(Number(ui.round.value));
   };
+  const reveal = () => {
+    root.dataset.revealed = "yes";
+    if (said) tell();
+  };
   ui.a.addEventListener("input", update);
   ui.b.addEventListener("input", update);
-  ui.round.addEventListener("input", () => ready && draw(Number(ui.round.value)));
+  ui.round.addEventListener("input", () => {
+    reveal();
+    if (ready) draw(Number(ui.round.value));
+  });
+  ui.reveal.addEventListener("click", reveal);
   update();
 }
 
@@ -162,8 +181,9 @@ function mountCellExplorer(root, spec) {
     const rule = parallelAdd(pair.a, pair.b);
     const truth = trueSum(rule);
     shown = { rule, learned, truth };
-    return { nRounds: learned.length, note: `sum ${result(rule)}: the exact rule settles ` +
-      `after ${rounds(roundsToSettle(rule))}; the learned cell ${learnedVerdict(learned, truth)}` };
+    return { nRounds: learned.length, note: `sum ${result(rule)}`,
+      verdict: `: the exact rule settles after ${rounds(roundsToSettle(rule))}; the ` +
+        `learned cell ${learnedVerdict(learned, truth)}` };
   };
   const draw = (r) => {
     const { rule, learned, truth } = shown;
@@ -190,7 +210,8 @@ function shade(value, color, cellStyle) {
 
 // One round of the ACT explorer: per position (most significant first), the bits, the
 // rounds before its carry can be known, the steps it ran (pink: it stopped before its
-// carry could be known), h_r in round r (blank once halted), the readout and the sum.
+// carry could be known), h_r in round r (blank once halted), the readout of its state
+// after round r, the answer (the mixed output's readout) and the sum.
 function actRoundTable(shown, r, colors, cellStyle) {
   const { out, wait, truth, nPositions } = shown;
   const cols = [...Array(nPositions).keys()].reverse(); // positions n..0
@@ -200,13 +221,15 @@ function actRoundTable(shown, r, colors, cellStyle) {
     `white-space:nowrap">${name}</th>${cols.map(fn).join("")}</tr>`;
   const plain = (text, fill = "") => `<td style="${cellStyle}${fill ? ";background:" + fill : ""}">${text}</td>`;
   const bits = out.bits;
+  const now = out.roundReadouts[r - 1]; // each position's readout after round r
   const sums = truth.split("").reverse(); // LSB first
   return "<table style='border-collapse:collapse'>" + head +
     cells("a", (i) => plain(bits.bitsA[i])) + cells("b", (i) => plain(bits.bitsB[i])) +
     cells("carry known after", (i) => plain(wait[i])) +
     cells("steps N", (i) => plain(out.steps[i], out.steps[i] < wait[i] ? colors.wrong : "")) +
     cells(`h in round ${r}`, (i) => shade(out.halting[r - 1][i], colors.halting, cellStyle)) +
-    cells("readout", (i) => plain(out.readout[i], String(out.readout[i]) !== sums[i] ? colors.wrong : "")) +
+    cells(`readout, round ${r}`, (i) => plain(now[i], String(now[i]) !== sums[i] ? colors.wrong : "")) +
+    cells("answer", (i) => plain(out.readout[i], String(out.readout[i]) !== sums[i] ? colors.wrong : "")) +
     cells("true sum", (i) => plain(sums[i])) + "</table>";
 }
 
@@ -225,9 +248,10 @@ function mountActExplorer(root, spec) {
     shown = { out, wait, truth, nPositions: out.steps.length };
     const wrong = [...msbFirst(out.readout)].filter((ch, k) => ch !== truth[k]).length;
     const early = Array.from(out.steps).filter((n, i) => n < wait[i]).length;
-    return { nRounds: out.halting.length, note: `The model ran ${rounds(out.halting.length)} ` +
-      "and " + (wrong ? `got ${wrong} of ${truth.length} bits wrong` : "added the sum right") +
-      `; ${early} of ${truth.length} positions stopped before their carry could be known` };
+    return { nRounds: out.halting.length, note: `The model ran ${rounds(out.halting.length)}`,
+      verdict: " and " + (wrong ? `got ${wrong} of ${truth.length} bits wrong`
+        : "added the sum right") +
+        `; ${early} of ${truth.length} positions stopped before their carry could be known` };
   };
   const draw = (r) => {
     ui.roundValue.textContent = `${r} of ${shown.out.halting.length}`;
@@ -256,10 +280,10 @@ function mountDeqExplorer(root, spec) {
     const wrong = [...fixed].filter((ch, k) => ch !== truth[k]).length;
     const cap = 2 * (pair.a.length + 1);
     return { nRounds: out.nIter, note: `The solver stopped after ${out.nIter} iterations ` +
-      (out.converged ? "(the state had settled)" : `(the cap, ${cap}: it had not settled)`) +
-      `; the longest carry chain is ${span ? span[1] - span[0] : 0}; the readout ` +
-      (out.converged ? "at the fixed point " : "where the solver stopped ") +
-      (wrong ? `has ${wrong} wrong bits` : "is the true sum") };
+      (out.converged ? "(the state had settled)" : `(the cap, ${cap}: it had not settled)`),
+      verdict: `; the longest carry chain is ${span ? span[1] - span[0] : 0}; the readout ` +
+        (out.converged ? "at the fixed point " : "where the solver stopped ") +
+        (wrong ? `has ${wrong} wrong bits` : "is the true sum") };
   };
   const draw = (k) => {
     const { out, rule, truth, tol } = shown;

@@ -366,8 +366,9 @@ function actRound(w, opt, run, r, cap) {
 }
 
 // UniversalTransformer.forward with ACT: every position runs the shared block until its
-// h_1 + h_2 + ... reaches 1 - eps (or the cap). Returns the readout, the steps N each
-// position ran, its h_r per round (NaN once halted) and the rounds run.
+// h_1 + h_2 + ... reaches 1 - eps (or the cap). Returns the readout, the readout of the
+// state after each round, the steps N each position ran and its h_r per round (NaN once
+// halted).
 function actForward(spec, a, b, cap) {
   if (!(cap >= 1)) throw new Error(`max_steps must be >= 1, got ${cap}`);
   const w = weights(spec);
@@ -392,10 +393,15 @@ function actForward(spec, a, b, cap) {
       hidden: new Float64Array(w["block.transition.0.bias"].length) }, // reused buffers
   };
   const halting = [];
+  const roundReadouts = []; // the readout of each position's state after each round
+  const stateLogits = new Float64Array(n);
   for (let r = 0; r < cap; r++) {
     const hs = actRound(w, opt, run, r, cap);
     if (!hs) break;
     halting.push(hs.slice(floor));
+    // a halted position keeps its state, so its readout stays (readouts_by_round)
+    linearRows(w["readout.weight"], w["readout.bias"], run.state, n, d, stateLogits);
+    roundReadouts.push(Uint8Array.from(stateLogits.slice(floor), (v) => (v > 0 ? 1 : 0)));
   }
   const logits = new Float64Array(n);
   linearRows(w["readout.weight"], w["readout.bias"], run.output, n, d, logits);
@@ -403,6 +409,7 @@ function actForward(spec, a, b, cap) {
     bits: real,
     logits: logits.slice(floor),
     readout: Uint8Array.from(logits.slice(floor), (v) => (v > 0 ? 1 : 0)),
+    roundReadouts,
     steps: run.steps.slice(floor),
     halting,
   };
