@@ -279,9 +279,13 @@ def _trainer(page):
 def test_the_trainer_in_the_page_trains_stops_and_hands_its_cell_over(page, site):
     """A reader's path on Chapter 2's page: a bad seed is told in the widget; Train
     shows progress and the loss; Stop keeps the weights so far and says so; the
-    explorer then runs them; no console error."""
+    explorer then runs them, keeps the reader's sum, says whose cell it is and goes
+    back to the book's cell at a click; no console error."""
     page.goto(f"{site}/book/02_shared_update.html", wait_until="load")
     root = _trainer(page)
+    book_cell = page.locator(".cell-explorer[data-model='ch2_cell']")
+    book_cell.locator(".explore-message").wait_for()
+    book_cell.locator(".explore-a").fill("1110")  # the reader's sum, kept below
     seed, message = root.locator(".trainer-seed"), root.locator(".trainer-message")
     for bad, told in [("1.5", "seed must be an integer, got '1.5'"),
                       ("x", "seed must be an integer, got 'x'"),
@@ -298,9 +302,16 @@ def test_the_trainer_in_the_page_trains_stops_and_hands_its_cell_over(page, site
     root.locator(".trainer-stop").click()
     assert message.inner_text().startswith("Stopped at step ")
     assert page.evaluate("window.OneMoreRound.trainedCell.seed") == 5
-    explorer = page.locator(".cell-explorer").first
-    explorer.locator(".explore-reveal").click()  # the verdict waits for the reader
-    assert "learned cell" in explorer.inner_text()
+    book_cell.locator(".explore-reveal").click()  # the verdict waits for the reader
+    assert "learned cell" in book_cell.inner_text()
+    assert book_cell.locator(".explore-a").input_value() == "1110"  # kept
+    assert book_cell.locator(".explore-whose").inner_text().startswith(
+        "Your cell, seed 5."
+    )
+    book_cell.locator(".explore-whose button").click()  # back to the book's cell
+    book_cell.locator(".explore-message").wait_for()
+    assert book_cell.locator(".explore-whose").count() == 0
+    assert book_cell.locator(".explore-a").input_value() == "1110"
     assert root.locator(".trainer-train").is_enabled()
     assert not page.errors, page.errors
 

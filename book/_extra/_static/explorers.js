@@ -33,6 +33,7 @@ function warning(box, text) {
 // The fields and message line of recur.views.widgets.tabbed_explorer, plus a round
 // slider.
 function explorerParts(root) {
+  const typed = ["a", "b"].map((k) => root.querySelector(`.explore-${k}`)?.value);
   root.innerHTML =
     "<label>a <input type='text' class='explore-a' size='24'></label> " +
     "<label>b <input type='text' class='explore-b' size='24'></label>" +
@@ -43,8 +44,8 @@ function explorerParts(root) {
     "<span class='explore-round-value'></span></label>" +
     "<div class='explore-view' style='overflow-x:auto'></div>";
   const part = (name) => root.querySelector(`.explore-${name}`);
-  part("a").value = root.dataset.a;
-  part("b").value = root.dataset.b;
+  part("a").value = typed[0] ?? root.dataset.a; // a remount keeps the reader's sum
+  part("b").value = typed[1] ?? root.dataset.b;
   return { a: part("a"), b: part("b"), message: part("message"), round: part("round"),
     roundValue: part("round-value"), view: part("view"), reveal: part("reveal") };
 }
@@ -169,11 +170,27 @@ function runExplorer(root, ui, run, describe, draw) {
   update();
 }
 
+// Above an explorer that runs a model the reader trained in the page (its spec has the
+// seed): whose it is, and a button back to the book's model (loaded again by name).
+function markWhose(root, spec, mount, noun) {
+  if (spec.seed === undefined) return;
+  const line = document.createElement("div");
+  line.className = "explore-whose";
+  line.textContent = `Your ${noun}, seed ${spec.seed}. `;
+  const back = document.createElement("button");
+  back.type = "button";
+  back.textContent = `back to the book's ${noun}`;
+  back.addEventListener("click", () => mountModelExplorer(root, mount));
+  line.appendChild(back);
+  root.prepend(line);
+}
+
 // recur.views.explorers.learned_explorer in the page: Chapter 2's trained cell, round by round
 // for 2 (n + 1) rounds, beside the exact rule of Chapter 1.
 function mountCellExplorer(root, spec) {
   const colors = JSON.parse(root.dataset.colors);
   const ui = explorerParts(root);
+  markWhose(root, spec, mountCellExplorer, "cell");
   let shown = null;
   const run = (pair) => window.OneMoreRound.cellReadouts(spec, pair.a, pair.b,
     2 * (pair.a.length + 1)).rounds.map(msbFirst);
@@ -239,6 +256,7 @@ function mountActExplorer(root, spec) {
   const colors = JSON.parse(root.dataset.colors);
   const cellStyle = root.dataset.cell;
   const ui = explorerParts(root);
+  markWhose(root, spec, mountActExplorer, "model");
   let shown = null;
   const run = (pair) =>
     window.OneMoreRound.actForward(spec, pair.a, pair.b, 2 * (pair.a.length + 1));
