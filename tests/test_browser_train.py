@@ -305,8 +305,10 @@ def test_the_trainer_in_the_page_trains_stops_and_hands_its_cell_over(page, site
     book_cell.locator(".explore-reveal").click()  # the verdict waits for the reader
     assert "learned cell" in book_cell.inner_text()
     assert book_cell.locator(".explore-a").input_value() == "1110"  # kept
-    assert book_cell.locator(".explore-whose").inner_text().startswith(
-        "Your cell, seed 5."
+    assert (
+        book_cell.locator(".explore-whose")
+        .inner_text()
+        .startswith("Your cell, seed 5.")
     )
     book_cell.locator(".explore-whose button").click()  # back to the book's cell
     book_cell.locator(".explore-message").wait_for()
