@@ -202,6 +202,20 @@ function actTrainerWorkers(count = Math.min(2, navigator.hardwareConcurrency || 
   };
 }
 
+// The held-out share right at each check so far (0 to 100%), against the training
+// steps of all runs; the labels sit above and below the plot, never on its line.
+function drawShare(svg, points, nSteps) {
+  const [width, top, height] = [480, 20, 120]; // the plot between y = 20 and 140
+  const xy = points.map((p) => `${(p.x / nSteps) * width},${top + (1 - p.share) * height}`);
+  svg.innerHTML = `<rect y="${top}" width="${width}" height="${height}" fill="none" ` +
+    `stroke="#ccc"/><polyline fill="none" stroke="#1f4e79" stroke-width="1.5" ` +
+    `points="${xy.join(" ")}"/>` +
+    `<text x="4" y="14" font-size="14">held-out pairs right: 100% at the top of the box, ` +
+    "0% at the bottom</text>" +
+    `<text x="${width - 4}" y="156" font-size="14" text-anchor="end">training steps, ` +
+    "all runs</text>";
+}
+
 function actTrainerParts(root) {
   root.innerHTML =
     "<label>seed <input type='text' class='trainer-seed' size='10'></label> " +
@@ -210,8 +224,8 @@ function actTrainerParts(root) {
     "<progress class='trainer-progress' value='0' aria-label='training progress'></progress>" +
     `<div class='trainer-expected'>${root.dataset.expected || ""}</div>` +
     "<div class='trainer-message' aria-live='polite'></div>" +
-    "<svg class='trainer-loss' viewBox='0 0 480 140' role='img' " +
-    "aria-label='the training loss so far, step by step' " +
+    "<svg class='trainer-loss' viewBox='0 0 480 160' role='img' " +
+    "aria-label='the share of held-out pairs right at each check so far' " +
     "style='width:100%;max-width:480px;height:auto;display:block'></svg>" +
     "<div class='trainer-widths'></div>";
   const part = (name) => root.querySelector(`.trainer-${name}`);
@@ -302,9 +316,9 @@ function mountActTrainer(root) {
       if (progress) {
         latest = progress;
         const x = progress.attempt * settings.nSteps + progress.step;
-        points.push({ x, loss: progress.loss });
+        if (progress.exact !== undefined) points.push({ x, share: progress.exact });
         ui.progress.value = x;
-        drawLoss(ui.loss, points, settings.nSteps * (progress.attempt + 1));
+        drawShare(ui.loss, points, settings.nSteps * (progress.attempt + 1));
         const check = progress.exact === undefined ? "" :
           `; held-out pairs right: ${(100 * progress.exact).toFixed(1)}% of ` +
           progress.pairs.toLocaleString("en-US") +
@@ -318,7 +332,7 @@ function mountActTrainer(root) {
       if (done) {
         ui.progress.value = ui.progress.max;
         ui.message.textContent = actTrainerWords(done, seed);
-        if (points.length) drawLoss(ui.loss, points, points[points.length - 1].x);
+        if (points.length) drawShare(ui.loss, points, points[points.length - 1].x);
         useTrainedAct(done.w, seed);
         ui.stop.disabled = true;
         ui.widths.textContent = "Testing your model on 8 to 64 bits…";

@@ -240,7 +240,8 @@ def trainer_expectation(runs: pd.DataFrame) -> str:
     return (
         f"On a 2-core machine (headless Chromium), {n} seeds each passed the check or "
         f"not after a median of {median:.0f} s (at most "
-        f"{values['browser_act_slowest']:.0f} s); a faster machine takes less."
+        f"{values['browser_act_slowest']:.0f} s), every restart counted; a faster "
+        "machine takes less."
     )
 
 
