@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: book test check-full lint bench studies gpu-check glue-reference clean
+.PHONY: book pdf test check-full lint bench studies gpu-check glue-reference clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-studies.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,7 +32,11 @@ book: $(STAMP)                     ## build _build/html, executing every chapter
 	@# each), then the build reads them from it.
 	RECUR_STATIC_PAGE=1 OMP_NUM_THREADS=1 $(PY) book/_ext/execute.py --jobs $(JOBS)
 	RECUR_STATIC_PAGE=1 $(VENV)/bin/jupyter-book build . -W --keep-going
+	$(PY) book/_ext/make_pdf.py
 	@touch _build/.src-stamp
+
+pdf: $(STAMP)                      ## the whole book as one PDF (after make book)
+	$(PY) book/_ext/make_pdf.py
 
 AXE := $(VENV)/npm/node_modules/axe-core/axe.min.js
 $(AXE):                            # the browser tests' accessibility check (WCAG 2 A, AA)

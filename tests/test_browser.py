@@ -526,3 +526,14 @@ def test_chapter2_wide_sums_come_in_blocks_that_fit_a_phone(page, site):
     overflow = view.evaluate("v => v.scrollWidth - v.clientWidth")
     assert overflow <= 0, overflow
     assert not page.errors, page.errors
+
+
+def test_glued_numbers_are_not_bold(page, site):
+    """myst-nb bolds every glued value; the book's style does not, so that bold
+    marks the few things the prose marks."""
+    open_page(page, site, "book/intro.html")
+    weights = page.evaluate(
+        "() => [...document.querySelectorAll('article p > span.pasted-text')]"
+        ".map((s) => getComputedStyle(s).fontWeight)"
+    )
+    assert weights and set(weights) == {"400"}, weights
