@@ -8,6 +8,7 @@ import importlib.util
 import re
 
 import pytest
+
 from conftest import HTML, ROOT
 
 pypdf = pytest.importorskip("pypdf")

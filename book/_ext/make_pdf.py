@@ -62,9 +62,8 @@ def print_page() -> str:
     """The one page Chromium prints: the intro's head, a title page, the contents and
     every page's article, each from a new sheet."""
     sys.path.insert(0, str(ROOT / "src"))
-    from recur.pages.citation import DATE, TITLE
-
     import recur
+    from recur.pages.citation import DATE, TITLE
 
     pages = toc_pages()
     head = re.search(r"<head>(.*?)</head>", (HTML / "book" / "intro.html").read_text(),
