@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
 PRINT = HTML / "book" / "print.html"
 PDF = HTML / "one-more-round.pdf"
+MARGIN = {"top": "18mm", "bottom": "18mm", "left": "15mm", "right": "15mm"}
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 # Printed pages: the article, without the parts that only work on screen
 STYLE = """
@@ -129,7 +130,7 @@ def main() -> None:
                 path=str(PDF), format="A4", print_background=True,
                 display_header_footer=True, header_template="<div></div>",
                 footer_template=footer,
-                margin={"top": "18mm", "bottom": "18mm", "left": "15mm", "right": "15mm"},
+                margin=MARGIN,
             )  # fmt: skip
             browser.close()
     finally:
