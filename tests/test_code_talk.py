@@ -23,11 +23,16 @@ TALK = {
 }
 
 
+# A date that is a fact of the book, not of its history: the release a citation names.
+DATED = {"src/recur/pages/citation.py": "a run date"}
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_history_in_the_code(path):
     text = path.read_text()
+    allowed = DATED.get(str(path.relative_to(ROOT)))
     found = {what: m.group(0) for what, pattern in TALK.items()
-             if (m := re.search(pattern, text))}  # fmt: skip
+             if what != allowed and (m := re.search(pattern, text))}  # fmt: skip
     assert not found, found
 
 

@@ -63,7 +63,7 @@ def print_page() -> str:
     """The one page Chromium prints: the intro's head, a title page, the contents and
     every page's article, each from a new sheet."""
     sys.path.insert(0, str(ROOT / "src"))
-    import recur
+    from recur.core.version import VERSION
     from recur.pages.citation import DATE, TITLE
 
     pages = toc_pages()
@@ -78,7 +78,7 @@ def print_page() -> str:
     body = (
         f'<section class="pdf-title"><h1>{html.escape(name)}</h1>'
         f"<p><em>{html.escape(subtitle.capitalize())}</em></p>"
-        f"<p>Version {recur.__version__}, {DATE}</p></section>"
+        f"<p>Version {VERSION}, {DATE}</p></section>"
         f'<section class="pdf-part pdf-contents"><h2>Contents</h2><ol>{contents}</ol>'
         "</section>"
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-import recur
+from recur.core.version import VERSION
 
 TITLE = "One More Round: why running the same update rule for more rounds computes more"
 AUTHORS = "The One More Round authors"
@@ -18,7 +18,7 @@ KEY = "onemoreround2026"
 def citation_values(config: str = "../_config.yml") -> dict:
     """What the introduction glues: the version, the date and how to get the code."""
     return {
-        "cite_version": recur.__version__,
+        "cite_version": VERSION,
         "cite_date": DATE,
         "get_the_code": get_the_code_words(repository_url(config)),
     }
@@ -32,7 +32,7 @@ def bibtex() -> str:
         f"  title   = {{{TITLE}}},\n"
         f"  author  = {{{{{AUTHORS}}}}},\n"
         f"  year    = {{{year}}},\n"
-        f"  version = {{{recur.__version__}}},\n"
+        f"  version = {{{VERSION}}},\n"
         f"  note    = {{Interactive book with its library \\texttt{{recur}}; "
         f"released {DATE}}},\n"
         "}"
@@ -50,7 +50,7 @@ def cff_text() -> str:
         f'title: "{TITLE}"\n'
         "authors:\n"
         f'  - name: "{AUTHORS}"\n'
-        f'version: "{recur.__version__}"\n'
+        f'version: "{VERSION}"\n'
         f'date-released: "{DATE}"\n'
         f"license:\n{licenses}\n"
     )
