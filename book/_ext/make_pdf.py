@@ -1,7 +1,7 @@
 """The whole book as one PDF (``make pdf``): every page of ``_toc.yml``, in its order,
 printed by the same headless Chromium the tests use.
 
-The built pages' articles go into one page, ``_build/html/book/print.html``, after a
+The built pages' articles go into one page, ``_build/html/print/book.html``, after a
 title page (the title, the version and date of ``recur.pages.citation``) and a list of
 contents that links to each part; it keeps the book's styles and scripts, so the maths
 is typeset and the figures are the HTML book's. Chromium prints it to
@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
-PRINT = HTML / "book" / "print.html"
+PRINT = HTML / "print" / "book.html"  # beside book/: the same relative paths
 PDF = HTML / "one-more-round.pdf"
 MARGIN = {"top": "18mm", "bottom": "18mm", "left": "15mm", "right": "15mm"}
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
@@ -110,6 +110,7 @@ def main() -> None:
         return
     from playwright.sync_api import sync_playwright
 
+    PRINT.parent.mkdir(exist_ok=True)
     PRINT.write_text(print_page())
     server, address = serve(HTML)
     footer = (
@@ -120,7 +121,7 @@ def main() -> None:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, args=FLAGS)
             page = browser.new_page()
-            page.goto(f"{address}/book/print.html", wait_until="load")
+            page.goto(f"{address}/print/book.html", wait_until="load")
             page.wait_for_function(
                 "() => !window.MathJax || !MathJax.startup || MathJax.startup.promise"
             )

@@ -16,4 +16,4 @@ from recur.core.numerics import pin_cpu_numerics
 
 pin_cpu_numerics()
 
-from recur.core.version import VERSION as __version__  # noqa: E402
+from recur.core.version import VERSION as __version__  # noqa: E402, F401
