@@ -92,6 +92,7 @@ studies: $(STAMP)                  ## the slow studies: book/data/act_*, ch7_*, 
 	$(PY) benchmarks/live_studies.py --jobs $(JOBS) --first-100
 	$(PY) benchmarks/browser_train.py --jobs 2 --seeds 0-19
 	$(PY) benchmarks/browser_train.py --jobs 2
+	$(PY) benchmarks/browser_train.py --jobs 2 --holding
 	$(PY) benchmarks/browser_act_train.py --workers 2
 	$(PY) benchmarks/skeptic_studies.py --choose --jobs $(JOBS)
 	$(PY) benchmarks/skeptic_studies.py --jobs $(JOBS)

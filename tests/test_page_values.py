@@ -1332,3 +1332,17 @@ def test_ch6_study_values_on_the_books_tables_are_the_keys_the_prose_reads():
             ch6.settings_values(DATA / "bench.jsonl")
         )
     assert not any(math.isnan(v) for v in values.values() if isinstance(v, float))
+
+
+def test_ch2_holding_page_counts_by_hand():
+    """Three page seeds: one passed its check and every skeptic's sum, one passed its
+    check but missed a sum, one never passed (its sums do not count)."""
+    from recur.pages.ch2_shared_update import holding_page_counts
+
+    runs = pd.DataFrame({"passed": [True, True, False], "seconds": [10.0, 30.0, 50.0],
+                         "skeptic sums": [35, 35, 35],
+                         "skeptic passed": [35, 34, 35]})  # fmt: skip
+    counts = holding_page_counts(runs)
+    assert (counts["n"], counts["passed"], counts["held"]) == (3, 2, 1)
+    assert (counts["median"], counts["longest"]) == (30.0, 50.0)
+    assert counts["interval"] == interval_text(1, 3)

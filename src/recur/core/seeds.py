@@ -152,7 +152,7 @@ REGISTRY = (
           "(skeptic_choose.csv: 16 to 256 bits)"),
     Seeds("holding recipe in the page", 0, 19, None, REPORT,
           "Chapter 2's holding recipe trained in the page, on the skeptic's 1,024-bit "
-          "sums (browser_train.py --holding; not yet in the book)", PER_SEED),
+          "sums (browser_train.py --holding: browser_cell_holding.csv)", PER_SEED),
     Seeds("skeptic's sums", 0, 19, None, REPORT,
           "the cells of Chapters 2, 3 and 7 and Chapter 6's Transformer on the "
           "skeptic's sums (skeptic_report.csv: 64 to 1,024 bits; 4,096 in "

@@ -56,7 +56,8 @@ def study_values(data="data") -> dict:
     run per seed stopped at the first 100% (``live_seeds_first_100.csv``, ``first_``)
     the seeds trained in the browser (``browser_cell_seeds.csv``, ``page_train_``)
     and twenty more that no choice was made on (``browser_cell_seeds_new.csv``,
-    ``page_new_``, with the interval of its count)."""
+    ``page_new_``, with the interval of its count), and the holding recipe trained in
+    the page (``browser_cell_holding.csv``, ``page_hold_``)."""
     read = partial(read_table, data)  # read("live_seeds"): data/live_seeds.csv
     seeds = live_seed_values(read("live_seeds"), CHAPTER2_CELL) | {"sums": WIDE_SUMS}
     first = live_seed_values(read("live_seeds_first_100"), CHAPTER2_CELL)
@@ -65,7 +66,22 @@ def study_values(data="data") -> dict:
     fresh = page_counts(read("browser_cell_seeds_new"))
     fresh["interval"] = interval_text(fresh["passed"], fresh["n"])
     values |= prefixed("page_new", fresh)
+    values |= prefixed("page_hold", holding_page_counts(read("browser_cell_holding")))
     return {key: plain(value) for key, value in values.items()}
+
+
+def holding_page_counts(runs: pd.DataFrame) -> dict:
+    """The holding recipe trained in the page (``browser_cell_holding.csv``, one row
+    per seed): seeds, seeds that passed the check, seeds whose cell then passed every
+    skeptic's 1,024-bit sum (with the interval), and the median and longest seconds of
+    a seed's whole training."""
+    passed = runs["passed"].astype(bool)
+    held = passed & (runs["skeptic passed"] == runs["skeptic sums"])
+    n, met = len(runs), int(held.sum())
+    return {"n": n, "passed": int(passed.sum()), "held": met,
+            "interval": interval_text(met, n),
+            "median": float(runs["seconds"].median()),
+            "longest": float(runs["seconds"].max())}  # fmt: skip
 
 
 def fade_values(seed: int, walks: dict, read_round: int, holding_run) -> dict:
