@@ -99,10 +99,13 @@ def test_ch2_study_values_count_the_cells_seeds_three_ways(tmp_path):
                             "exact at 1024 bits": [1.0, 0.98, 1.0]})  # fmt: skip
     fresh = pd.DataFrame({"seconds": [40.0, 50.0], "passed": [True, False],
                           "exact at 1024 bits": [1.0, 1.0]})  # fmt: skip
+    holding = pd.DataFrame({"seconds": [5.0], "passed": [True], "skeptic sums": [3],
+                            "skeptic passed": [3]})  # fmt: skip
     tables = {"live_seeds": live, "live_seeds_first_100": first,
-              "browser_cell_seeds": browser,
-              "browser_cell_seeds_new": fresh}  # fmt: skip
+              "browser_cell_seeds": browser, "browser_cell_seeds_new": fresh,
+              "browser_cell_holding": holding}  # fmt: skip
     values = ch2.study_values(_write_tables(tmp_path, tables))
+    assert values["page_hold_held"] == 1 and values["page_hold_median"] == 5.0
     assert values["seeds_met"] == 2 and values["seeds_n"] == 3
     assert values["seeds_added"] == 2 and values["seeds_sums"] == 50
     assert values["seeds_verdict"].startswith("falls short of")  # 2 of 3
