@@ -62,7 +62,7 @@ def test_a_run_to_its_verdict_hands_its_model_and_widths_row_over(page, site):
     assert page.evaluate("window.OneMoreRound.trainedAct.seed") == 3
     assert root.locator(".trainer-widths tr").count() == 1 + len(SHORT["widths"])
     assert root.locator(".trainer-loss polyline").count() == 1
-    assert "held-out pairs right" in root.locator(".trainer-loss").inner_text()
+    assert "held-out pairs right" in root.locator(".trainer-loss").text_content()
     assert "seed=3" in page.url
     explorer = page.locator(".act-explorer").first
     assert "The model ran" in explorer.inner_text()

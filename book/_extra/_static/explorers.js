@@ -98,7 +98,7 @@ function bitTable(rows, truth, colors, perBlock) {
   for (let start = 0; start < n;) {
     const end = start + ((n - start) % perBlock || perBlock);
     if (n > perBlock) {
-      html += `<tr><th></th><th style="text-align:left;font-weight:normal">positions ` +
+      html += `<tr><td></td><th style="text-align:left;font-weight:normal">positions ` +
         `${n - 1 - start} to ${n - end}</th></tr>`;
     }
     for (const [name, text] of rows) {

@@ -71,7 +71,10 @@ def repository_url(config: str = "../_config.yml") -> str:
 
 def get_the_code_words(url: str) -> str:
     """How the introduction tells a reader to get the code: clone the repository at its
-    address, or, while it has none, from whoever gave them the book."""
+    address, or, while it has none, copy it from whoever gave them the book."""
     if url:
         return f"clone the repository ({url})"
-    return "take a copy of the repository (it has no public address yet)"
+    return (
+        "take a copy of the repository from whoever gave you the book (it has no "
+        "public address yet)"
+    )

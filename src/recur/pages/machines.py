@@ -138,7 +138,7 @@ def browser_words(records: list[dict]) -> str:
     )
     return (
         f"{some} in book/data ran before the trainers took these functions, as "
-        "their records say, so a seed's run in the page now may differ from its row."
+        "their records say. A seed's run in the page now may differ from its row."
     )
 
 
