@@ -115,5 +115,7 @@ def test_the_browser_words_follow_the_records():
     old = {"trained_in": "Chromium, before exact_math.js"}
     new = {"trained_in": "Chromium 156"}
     assert machines.browser_words([old, old, {}]).startswith("The page trainings in")
-    assert machines.browser_words([old, new]).startswith("1 of the 2 tables")
+    assert machines.browser_words([old, new]).startswith(
+        "Of the 2 tables of page trainings in book/data, 1 ran before"
+    )
     assert machines.browser_words([new]).endswith("ran with these functions.")

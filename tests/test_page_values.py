@@ -606,23 +606,14 @@ def _check(seed, step, delayed=1.0, ring=0.0):
             "passed": passed}  # fmt: skip
 
 
-def test_ch6_parts_values_say_what_each_part_of_the_check_decides():
-    give_up = pd.DataFrame([
-        _check(1, 600),  # passes at its first check
-        _check(2, 600, ring=0.9), _check(2, 1200),  # the rings hold it to step 1200
-        _check(3, 600, delayed=0.5), _check(3, 1200, delayed=0.5),  # never passes
-    ])  # fmt: skip
+def test_ch6_restart_values_count_the_third_run_study():
     third = pd.DataFrame({"seed": [7, 8, 9], "runs": [1, 2, 3],
                           "check passed": [True, True, False],
                           "success": [True, False, False]})  # fmt: skip
-    values = ch6.parts_values(give_up, third)
-    assert values["part_rings"] == 1 and values["part_rings_pass"] == 0
-    assert values["part_held"] == 1 and values["part_held_pass"] == 1
-    assert values["part_chains"] == 0 and values["part_budget_pass"] == 0
-    assert values["part_runs"] == 3 and values["part_late"] == 1  # seed 2, at 1200
+    values = ch6.restart_values(third)
     restart = {"seeds": 3, "first": 1, "restarted": 2, "later": 1, "met": 1,
                "both": 1, "passed": 2}  # fmt: skip
-    assert prefixed("restart", restart).items() <= values.items()
+    assert values == prefixed("restart", restart)
 
 
 def test_ch6_wide_values_count_the_seeds_at_the_wide_bar():
@@ -1327,7 +1318,7 @@ def test_ch6_study_values_on_the_books_tables_are_the_keys_the_prose_reads():
     values = ch6.study_values(DATA)
     used = markdown_keys("06_act_ut")
     prefixes = ("pos_", "tau_", "warm_", "rec_", "wait_", "tuned64_", "waits_",
-                "seeds_", "hard_", "pairs_", "part_", "restart_", "wide_")  # fmt: skip
+                "seeds_", "hard_", "pairs_", "restart_", "wide_")  # fmt: skip
     for prefix in prefixes:
         keys = {k for k in values if k.startswith(prefix)}
         assert keys & used, f"no key {prefix}* of the tables is read"

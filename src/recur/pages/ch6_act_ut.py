@@ -9,14 +9,12 @@ from functools import partial
 
 import pandas as pd
 
-from recur.chapters.ch6_act_ut import GIVE_UP_STEP, book_settings, simpler_settings
+from recur.chapters.ch6_act_ut import book_settings, simpler_settings
 from recur.chapters.ch6_check import (
     MAX_BUDGET_USED,
     MAX_RING_BUDGET,
     RING_ROUNDS,
-    passed_after,
     restart_counts,
-    without_each_part,
 )
 from recur.chapters.ch6_measures import (
     HALT_AT,
@@ -258,22 +256,13 @@ def pairs_values(pairs: pd.DataFrame) -> dict:
     return values | {"pairs_news_words": hs.news_words(counts)}
 
 
-def parts_values(give_up: pd.DataFrame, third: pd.DataFrame) -> dict:
-    """From the first runs' checks (``act_give_up.csv``): per part of the check, the
-    runs whose stop it changes and of them those that would pass without it
-    (``part_held``, ``part_held_pass``), the runs, and those a give-up at
-    ``GIVE_UP_STEP`` cut short; from the third-run study (``act_third_run_rows.csv``)
-    the restarts (``restart_``)."""
-    parts = without_each_part(give_up)
-    values = {}
-    for key, part in PARTS.items():
-        values[f"part_{key}"] = int(parts.loc[part, "changed"])
-        values[f"part_{key}_pass"] = int(parts.loc[part, "would pass"])
+def restart_values(third: pd.DataFrame) -> dict:
+    """From the third-run study (``act_third_run_rows.csv``): the restarts measured on
+    the check (``restart_``). What each part of the check decides is the methods
+    appendix's (:func:`recur.pages.methods.part_values`)."""
     restart = restart_counts(third)
     restart["passed"] = restart["first"] + restart["later"]
-    values |= prefixed("restart", restart)
-    values["part_late"] = passed_after(give_up, GIVE_UP_STEP)
-    return values | {"part_runs": int(parts["runs"].iloc[0])}
+    return prefixed("restart", restart)
 
 
 def wide_values(wide: pd.DataFrame) -> dict:
@@ -300,6 +289,6 @@ def study_values(data="data") -> dict:
     values |= seed_values(read("act_seeds")) | pairs_values(read("act_pairs"))
     values |= hundred_values(read("act_hundred"))
     values |= hundred_wide_values(read("act_hundred_wide"))
-    values |= parts_values(read("act_give_up"), read("act_third_run_rows"))
+    values |= restart_values(read("act_third_run_rows"))
     values |= wide_values(read("act_wide")) | browser_values(read("browser_act_seeds"))
     return {key: plain(value) for key, value in values.items()}

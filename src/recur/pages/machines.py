@@ -132,13 +132,13 @@ def browser_words(records: list[dict]) -> str:
     if not before:
         return "The page trainings in book/data ran with these functions."
     some = (
-        "The page trainings"
+        "The page trainings in book/data"
         if before == len(browser)
-        else (f"{before} of the {len(browser)} tables of page trainings")
-    )
+        else f"Of the {len(browser)} tables of page trainings in book/data, {before}"
+    )  # a sentence starts with a word, not a digit
     return (
-        f"{some} in book/data ran before the trainers took these functions, as "
-        "their records say. A seed's run in the page now may differ from its row."
+        f"{some} ran before the trainers took these functions, as their records say. "
+        "A seed's run in the page now may differ from its row."
     )
 
 
