@@ -107,3 +107,33 @@ def test_two_decimals_down_to_a_tenth_and_pages_by_name():
     assert value_text(0.0431, "ratio") == ("0.043", "ratio")
     assert label_of("chapter_seconds_intro")[1] == "the introduction"
     assert label_of("chapter_seconds_methods")[1] == "the methods appendix"
+
+
+def test_chapter_seconds_in_the_books_order_and_drawn_as_bars():
+    """Rows written in any order come back introduction first, then the chapters by
+    number, then the back matter; the bars are those seconds, the first page on top."""
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+
+    from recur.views.bench_view import chapter_seconds, plot_chapter_seconds
+
+    book = Path(__file__).resolve().parents[1] / "book"
+    rows = [("chapter_seconds_ending", 5.0), ("chapter_seconds_02_shared_update", 80.0),
+            ("chapter_seconds_intro", 4.0), ("chapter_seconds_01_parallel_carry", 8.0),
+            ("shared_seconds_alone", 7.0)]  # fmt: skip
+    bench = pd.DataFrame(rows, columns=["name", "value"])
+    seconds = chapter_seconds(bench, book)
+    assert list(seconds.index) == [
+        "Introduction",
+        "Chapter 1",
+        "Chapter 2",
+        "What one more round bought",
+    ]
+    assert list(seconds) == [4.0, 8.0, 80.0, 5.0]
+    fig = plot_chapter_seconds(seconds)
+    bars = sorted(fig.axes[0].patches, key=lambda bar: -bar.get_y())  # top first
+    assert [bar.get_width() for bar in bars] == [4.0, 8.0, 80.0, 5.0]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="run make bench"):
+        chapter_seconds(bench[bench["name"] == "shared_seconds_alone"], book)
