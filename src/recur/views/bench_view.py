@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import re
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
+from recur.views.palette import PALETTE
+from recur.views.style import finish
 from recur.views.text import percent_text
 
 
@@ -334,11 +337,6 @@ def _book_order(stem: str) -> tuple[int, str]:
 def plot_chapter_seconds(seconds: pd.Series):
     """:func:`chapter_seconds` as horizontal bars, the first page at the top, each
     bar labelled with its seconds."""
-    import matplotlib.pyplot as plt
-
-    from recur.views.palette import PALETTE
-    from recur.views.style import finish
-
     fig, ax = plt.subplots(figsize=(6.4, 0.32 * len(seconds) + 1.0))
     y = range(len(seconds))[::-1]  # the first page on top
     ax.barh(list(y), seconds.to_numpy(), color=PALETTE[0])
