@@ -16,18 +16,18 @@ from __future__ import annotations
 import functools
 import html
 import re
-import shutil
 import sys
 import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+from conftest import CHROMIUM_FLAGS, _chromium, _QuietHandler, _QuietServer  # noqa: E402
+
 HTML = ROOT / "_build" / "html"
 PRINT = HTML / "print" / "book.html"  # beside book/: the same relative paths
 PDF = HTML / "one-more-round.pdf"
 MARGIN = {"top": "18mm", "bottom": "18mm", "left": "15mm", "right": "15mm"}
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 # Printed pages: the article, without the parts that only work on screen
 STYLE = """
 <style>
@@ -90,21 +90,17 @@ def print_page() -> str:
     return f"<!DOCTYPE html><html><head>{head}{STYLE}</head><body>{body}</body></html>"
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # the printer's requests are not news
-        pass
-
-
-def serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
+def serve(folder: Path) -> tuple[_QuietServer, str]:
     """``folder`` on 127.0.0.1, as the tests serve the book."""
-    handler = functools.partial(_Quiet, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(
+        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def main() -> None:
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromium = _chromium()
     if chromium is None:  # make book goes on without the PDF
         print("no PDF: chromium is not installed (apt-get install chromium)")
         return
@@ -119,7 +115,7 @@ def main() -> None:
     )
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, args=FLAGS)
+            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
             page = browser.new_page()
             page.goto(f"{address}/print/book.html", wait_until="load")
             page.wait_for_function(

@@ -134,9 +134,8 @@ function runExplorer(root, ui, run, describe, draw) {
     const revealed = root.dataset.revealed === "yes";
     ui.message.textContent = `${note}${revealed ? verdict : ""}${padded}. Computed in your ` +
       `browser in ${root.dataset.ms} ms.` + (nRounds ? " Drag the slider:" : "");
-    ui.reveal.hidden = revealed || !verdictOf(said);
+    ui.reveal.hidden = revealed || !verdict;
   };
-  const verdictOf = (s) => s && s.verdict;
   const update = () => {
     let pair;
     try {

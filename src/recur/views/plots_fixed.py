@@ -76,23 +76,24 @@ def plot_state_changes(
     return finish(fig)
 
 
+def _mean_and_band(ax, rows: pd.DataFrame, color: str, label: str) -> None:
+    """Mean steps against the carry distance over the seeds of ``rows`` (a line), in
+    a band from the least to the most seed."""
+    by_d = rows.groupby("carry distance")["mean steps"]  # one value per seed
+    mean = by_d.mean()
+    ax.fill_between(mean.index, by_d.min().values, by_d.max().values, color=color,
+                    alpha=0.2, lw=0)  # fmt: skip
+    ax.plot(mean.index, mean.values, "o-", ms=3, color=color, label=label)
+
+
 def plot_halting_rules(distance: pd.DataFrame) -> plt.Figure:
     """Mean steps per position against the carry distance into it, ACT beside
     PonderNet: the mean over seeds as a line, the band from the least to the most seed,
     and steps = d (the fewest a local window of one can use)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     for color, (method, rows) in with_colors(distance.groupby("method")):
-        by_d = rows.groupby("carry distance")["mean steps"]  # one value per seed
-        low, mean, high = by_d.min(), by_d.mean(), by_d.max()
-        ax.fill_between(mean.index, low.values, high.values, color=color, alpha=0.2,
-                        lw=0)  # fmt: skip
-        ax.plot(
-            mean.index,
-            mean.values,
-            "o-",
-            ms=3,
-            color=color,
-            label=f"{method} (mean of {rows['seed'].nunique()} seeds)",
+        _mean_and_band(
+            ax, rows, color, f"{method} (mean of {rows['seed'].nunique()} seeds)"
         )
     d = np.sort(distance["carry distance"].unique())
     ax.plot(d, d, "--", color="#888", label="steps = d")
@@ -136,19 +137,16 @@ def plot_rounds_bought(distance: pd.DataFrame) -> plt.Figure:
     and the rounds ACT's Transformer ran (mean over seeds, band least to most)."""
     n_bits = int(distance["bits"].iloc[0])  # the study's width
     act_rows = distance[distance["method"] == "ACT"]
-    act = act_rows.groupby("carry distance")["mean steps"]  # one value per seed
     d = np.sort(distance["carry distance"].unique())
     cell_color, act_color = PALETTE[1], PALETTE[0]
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     ax.plot(d, d, "--", color="#888", label="the carry needs d rounds (Chapter 1)")
     ax.plot(d, np.full(len(d), n_bits + 1), "-", color=cell_color,
             label=f"Chapter 2's cell: n + 1 = {n_bits + 1} everywhere")  # fmt: skip
-    mean = act.mean()
-    ax.fill_between(mean.index, act.min().values, act.max().values, color=act_color,
-                    alpha=0.2, lw=0)  # fmt: skip
     seeds = act_rows["seed"].nunique()
-    ax.plot(mean.index, mean.values, "o-", ms=3, color=act_color,
-            label=f"Chapter 6's ACT Transformer ({seeds} seeds)")  # fmt: skip
+    _mean_and_band(
+        ax, act_rows, act_color, f"Chapter 6's ACT Transformer ({seeds} seeds)"
+    )
     ax.set_xlabel(f"carry distance d into the position ({n_bits}-bit long-chain sums)")
     ax.set_ylabel("rounds run at that position")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
