@@ -404,19 +404,48 @@ def _nothing_widens_the_page(page, name) -> list[str]:
     return [f"{width} px wide at 420 px"] if width > 420 else []
 
 
-def _figures_stay_legible(page, name) -> list[str]:
-    """At 420 px a figure is not shrunk below 520 px (or its own width, if smaller),
-    so its letters stay about 10 px; it scrolls sideways in the column."""
-    sizes = page.eval_on_selector_all(
-        "article img:not([id^=_anim_img])",
-        "els => els.map(e => [parseFloat(e.style.width) || 0, "
-        "e.getBoundingClientRect().width, e.getAttribute('src').slice(-20)])",
+PHONE_TEXT_PX = 8  # the smallest letters a phone may show
+
+
+def _drawn_text_px(path, shown_width: float) -> float:
+    """How large the smallest letters of the PNG at ``path`` are drawn, in CSS px, when
+    it is shown ``shown_width`` px wide: its size in points (recorded in the PNG by
+    ``figure_png``) at the image's own dots per inch, scaled to its width shown."""
+    from PIL import Image
+
+    from recur.views.style import TEXT_KEY
+
+    with Image.open(path) as image:
+        points = float(image.text.get(TEXT_KEY, "nan"))  # nan: no size recorded
+        dots_per_inch = image.info["dpi"][0]
+        return points / 72 * dots_per_inch * shown_width / image.width
+
+
+def _figures_fit_and_read(page, name) -> list[str]:
+    """At 420 px every figure and animation fits its column (no sideways scroll) and a
+    figure's smallest letters are drawn at least :data:`PHONE_TEXT_PX` px tall (an
+    animation's frames are data URLs that record no text size: they are checked for
+    fit only)."""
+    shown = page.eval_on_selector_all(
+        "article img",
+        """els => els.map(e => {
+            const article = e.closest('article'), style = getComputedStyle(article);
+            const column = article.clientWidth - parseFloat(style.paddingLeft)
+                - parseFloat(style.paddingRight);  // the text's width, inside padding
+            return [new URL(e.src).pathname, e.getBoundingClientRect().width, column];
+        })""",
     )
-    return [
-        f"{src} shown {shown:.0f} px of {own:.0f}"
-        for own, shown, src in sizes
-        if shown < min(own, 520) - 1
-    ]
+    wrong = []
+    for path, width, column in shown:
+        short = path.rsplit("/", 1)[-1][-20:]
+        if width > column + 1:
+            wrong.append(f"{short} is {width:.0f} px in a {column:.0f} px column")
+        if not path.endswith(".png"):
+            continue  # an animation's frame
+        letters = _drawn_text_px(HTML / path.lstrip("/"), width)
+        if not letters >= PHONE_TEXT_PX:  # also when no size was recorded (nan)
+            wrong.append(f"{short}: its smallest letters are {letters:.1f} px")
+    return wrong
 
 
 def _phone_screenshot(page, name) -> list[str]:
@@ -429,7 +458,7 @@ def _phone_screenshot(page, name) -> list[str]:
 
 PHONE = (
     _nothing_widens_the_page,
-    _figures_stay_legible,
+    _figures_fit_and_read,
     _figures_keep_their_shape,
     _phone_screenshot,
     _passes_the_accessibility_check,  # last: it adds axe-core's script to the page
@@ -463,7 +492,8 @@ def test_a_page_on_a_phone(page, site, name):
 def test_each_check_of_a_page_can_fail(page, site):
     """A broken page goes red in the combined tests: an image without alt text, an
     inert field, a second search field, a figure squashed sideways at 1280 and 420 px,
-    a line of code too long for its box, a page too wide on a phone."""
+    a line of code too long for its box, a page too wide on a phone, a figure wider
+    than a phone's column, and one whose letters are drawn too small."""
     open_page(page, site, "book/05_act.html")
     page.evaluate(
         """() => {
@@ -494,6 +524,18 @@ def test_each_check_of_a_page_can_fail(page, site):
     page.set_viewport_size({"width": 420, "height": 900})
     assert _nothing_widens_the_page(page, "planted")
     assert len(_figures_keep_their_shape(page, "planted")) == 1
+    page.evaluate(
+        """() => {
+        // one figure wider than the column, one shrunk until its letters are tiny
+        const figures = 'article img:not([id^=_anim_img])';
+        const [wide, tiny] = document.querySelectorAll(figures);
+        wide.style.setProperty('max-width', 'none');
+        tiny.style.setProperty('width', '60px');
+        }"""
+    )
+    unfit = _figures_fit_and_read(page, "planted")
+    assert len([w for w in unfit if "px column" in w]) == 1, unfit
+    assert len([w for w in unfit if "smallest letters" in w]) == 1, unfit
 
 
 def test_chapter2_wide_sums_come_in_blocks_that_fit_a_phone(page, site):

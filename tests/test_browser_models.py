@@ -280,6 +280,35 @@ def test_an_explorer_does_not_answer_its_predict_prompt(
     assert not page.errors, page.errors
 
 
+def _act_row(explorer, name: str) -> list[str]:
+    """The cells of the ACT explorer's row called ``name``, most significant first."""
+    head = explorer.page.locator("th", has_text=name)
+    row = explorer.locator(".explore-view tr", has=head)
+    return row.first.locator("td").all_inner_texts()
+
+
+def test_the_act_explorer_shows_steps_and_answers_as_the_rounds_settle_them(page, site):
+    """Chapter 6's first-recipe explorer asks "will it wait for the long carry?": in
+    round 1 only the positions that have halted show their steps, and the answer row
+    is empty ("·") until the last round; "how it ends" moves the slider there, where
+    every step and answer shows."""
+    page.goto(f"{site}/book/06_act_ut.html", wait_until="load")
+    explorer = page.locator(".act-explorer[data-model=ch6_first]")
+    explorer.locator(".explore-message").wait_for()
+    _drag(explorer, 1)
+    steps = _act_row(explorer, "steps N")
+    assert all(s == "·" or int(s) <= 1 for s in steps), steps
+    assert "·" in steps  # the long carry's positions are still running
+    assert set(_act_row(explorer, "answer")) == {"·"}
+    explorer.locator(".explore-reveal").evaluate("button => button.click()")
+    last = int(explorer.locator(".explore-round").get_attribute("max"))
+    assert explorer.locator(".explore-round").input_value() == str(last)
+    steps = _act_row(explorer, "steps N")
+    assert "·" not in steps and max(map(int, steps)) <= last, steps
+    assert set(_act_row(explorer, "answer")) <= {"0", "1"}
+    assert not page.errors, page.errors
+
+
 def _drag(explorer, k: int) -> None:
     """Move the explorer's slider to ``k`` as a reader's drag does (an input event)."""
     explorer.locator(".explore-round").evaluate(

@@ -410,23 +410,24 @@ def test_the_halting_player_keeps_the_running_sum_in_view_and_names_h():
 
 def test_a_figure_wider_than_the_column_gets_larger_letters():
     """A 10-inch figure shrunk into a 6.8-inch column showed 7 px labels;
-    its texts grow by 10 / 6.8 (by hand: a 10 pt title becomes 14.7 pt, 10 pt tick
-    labels 14.7 pt), and a figure that fits is left alone."""
+    its texts grow by 10 / 6.8 (by hand: a 20 pt title becomes 29.4 pt, 12 pt tick
+    labels 17.6 pt, both above the phone's floor), and a figure that fits is left
+    alone."""
     import matplotlib.pyplot as plt
 
     from recur.views.style import finish
 
-    with plt.rc_context({"xtick.labelsize": 10, "ytick.labelsize": 10}):
+    with plt.rc_context({"xtick.labelsize": 12, "ytick.labelsize": 12}):
         wide, ax = plt.subplots(figsize=(10, 3))
-        ax.set_title("t", fontsize=10)
+        ax.set_title("t", fontsize=20)
         finish(wide)
-        assert ax.title.get_fontsize() == pytest.approx(14.706, abs=0.01)
+        assert ax.title.get_fontsize() == pytest.approx(29.412, abs=0.01)
         tick = ax.xaxis.get_ticklabels()[0]
-        assert tick.get_fontsize() == pytest.approx(14.706, abs=0.01)
+        assert tick.get_fontsize() == pytest.approx(17.647, abs=0.01)
         fits, ax = plt.subplots(figsize=(6.4, 3))
-        ax.set_title("t", fontsize=10)
+        ax.set_title("t", fontsize=12)
         finish(fits)
-        assert ax.title.get_fontsize() == 10
+        assert ax.title.get_fontsize() == 12
 
 
 def test_chapter_time_reads_the_chapters_row_and_builds_without_one(tmp_path):
@@ -516,6 +517,15 @@ def test_the_act_explorer_counts_positions_that_stopped_before_their_carry():
     steps_row = re.findall(r"<tr><th[^>]*>steps N</th>(.*?)</tr>", first)[0]
     pink = [COLORS["wrong"] in cell for cell in steps_row.split("</td>")[:5]]
     assert pink == [False, False, True, False, False]  # position 2, third from the left
+    # after round 1 only positions 0-2 have halted; the rest and the readout wait
+    assert re.findall(r">([^<]*)</td>", steps_row) == ["·", "·", "1", "1", "1"]
+    readout = re.findall(r"<tr><th[^>]*>readout</th>(.*?)</tr>", first)[0]
+    assert re.findall(r">([^<]*)</td>", readout) == ["·"] * 5
+    end = tabs.children[2].value
+    steps_end = re.findall(r"<tr><th[^>]*>steps N</th>(.*?)</tr>", end)[0]
+    assert re.findall(r">([^<]*)</td>", steps_end) == ["2", "3", "1", "1", "1"]
+    readout = re.findall(r"<tr><th[^>]*>readout</th>(.*?)</tr>", end)[0]
+    assert re.findall(r">([^<]*)</td>", readout) == list("01000")
     last = re.findall(
         r"<tr><th[^>]*>h in round 3</th>(.*?)</tr>", tabs.children[2].value
     )
@@ -620,9 +630,10 @@ def test_seed_spread_draws_each_seed_and_marks_the_misses():
     assert not any("waits" in line.get_label() for line in without.axes[0].lines)
 
 
-def test_no_letter_of_a_figure_is_under_12_px_on_screen():
+def test_no_letter_of_a_figure_is_under_12_px_on_screen_nor_8_on_a_phone():
     """The seed-spread figure once drew 6.5 pt seed numbers in a 10-inch figure: 9 px
-    at 1280 px. Every text is raised to 12 px on screen; larger ones keep their size."""
+    at 1280 px. Every text is raised to 12 px at 1280 px and to 8.5 px in a phone's
+    3.72-inch column, whichever is larger; larger ones keep their size."""
     import matplotlib.pyplot as plt
 
     from recur.views.style import finish, px_per_point, smallest_text_px
@@ -631,11 +642,38 @@ def test_no_letter_of_a_figure_is_under_12_px_on_screen():
     ax.plot([0, 1], [0, 1], label="line")
     ax.set_xticks([0, 1], ["0", "1"], fontsize=6.5)
     ax.legend(fontsize=8)
-    ax.set_title("big", fontsize=30)
+    ax.set_title("big", fontsize=40)
     assert smallest_text_px(fig) < 12
     finish(fig)
-    assert smallest_text_px(fig) == pytest.approx(12)  # 12 / (100 / 72 * 6.8 / 12) pt
+    assert ax.xaxis.get_ticklabels()[0].get_fontsize() == pytest.approx(19.74, abs=0.01)
+    assert smallest_text_px(fig, 3.72) == pytest.approx(8.5)  # 8.5 / (100/72 * 3.72/12)
+    assert smallest_text_px(fig) > 12  # the phone asks for more than the desktop
     assert ax.title.get_fontsize() * px_per_point(fig) > 12 * 2  # not shrunk
+    plt.close(fig)
+    narrow, ax = plt.subplots(figsize=(3, 2))
+    ax.set_xticks([0, 1], ["0", "1"], fontsize=6.5)
+    finish(narrow)  # fits a phone: the desktop's 12 px, 12 / (100 / 72) pt, rules
+    assert ax.xaxis.get_ticklabels()[0].get_fontsize() == pytest.approx(8.64)
+
+
+def test_a_shown_figure_records_its_smallest_text_in_its_png():
+    """The browser's phone check reads the size of a figure's smallest letters from
+    its PNG: written there, it must be the figure's smallest text, in points."""
+    import io
+
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from recur.views.style import TEXT_KEY, figure_png
+
+    fig, ax = plt.subplots(figsize=(4, 2))
+    ax.set_xticks([0, 1], ["0", "1"], fontsize=9)
+    ax.set_title("title", fontsize=7.25)
+    png, size = figure_png(fig)
+    plt.close(fig)
+    image = Image.open(io.BytesIO(png))
+    assert image.text[TEXT_KEY] == "7.25"
+    assert size == {"width": image.width // 2, "height": image.height // 2}
 
 
 def test_rounds_bought_draws_the_rule_the_cell_and_acts_mean():

@@ -165,7 +165,12 @@ function runExplorer(root, ui, run, describe, draw) {
     reveal();
     if (ready) draw(Number(ui.round.value));
   });
-  ui.reveal.addEventListener("click", reveal);
+  ui.reveal.addEventListener("click", () => {  // "how it ends": the verdict and the last round
+    reveal();
+    if (!said || !said.nRounds) return;
+    ui.round.value = said.nRounds;
+    draw(said.nRounds);
+  });
   update();
 }
 
@@ -225,9 +230,11 @@ function shade(value, color, cellStyle) {
 }
 
 // One round of the ACT explorer: per position (most significant first), the bits, the
-// rounds before its carry can be known, the steps it ran (pink: it stopped before its
-// carry could be known), h_r in round r (blank once halted), the readout of its state
-// after round r, the answer (the mixed output's readout) and the sum.
+// rounds before its carry can be known, the steps it ran once it has halted (pink: it
+// stopped before its carry could be known), h_r in round r (blank once halted), the
+// readout of its state after round r, the answer (the mixed output's readout) in the
+// last round, and the sum. The steps and the answer wait for the rounds that settle
+// them, as the page's "Predict" prompt asks.
 function actRoundTable(shown, r, colors, cellStyle) {
   const { out, wait, truth, nPositions } = shown;
   const cols = [...Array(nPositions).keys()].reverse(); // positions n..0
@@ -242,10 +249,12 @@ function actRoundTable(shown, r, colors, cellStyle) {
   return "<table style='border-collapse:collapse'>" + head +
     cells("a", (i) => plain(bits.bitsA[i])) + cells("b", (i) => plain(bits.bitsB[i])) +
     cells("carry known after", (i) => plain(wait[i])) +
-    cells("steps N", (i) => plain(out.steps[i], out.steps[i] < wait[i] ? colors.wrong : "")) +
+    cells("steps N", (i) => (out.steps[i] <= r  // halted by round r; "·" while it runs
+      ? plain(out.steps[i], out.steps[i] < wait[i] ? colors.wrong : "") : plain("·"))) +
     cells(`h in round ${r}`, (i) => shade(out.halting[r - 1][i], colors.halting, cellStyle)) +
     cells(`readout, round ${r}`, (i) => plain(now[i], String(now[i]) !== sums[i] ? colors.wrong : "")) +
-    cells("answer", (i) => plain(out.readout[i], String(out.readout[i]) !== sums[i] ? colors.wrong : "")) +
+    cells("answer", (i) => (r < out.halting.length ? plain("·")  // the answers wait for the end
+      : plain(out.readout[i], String(out.readout[i]) !== sums[i] ? colors.wrong : ""))) +
     cells("true sum", (i) => plain(sums[i])) + "</table>";
 }
 

@@ -1,9 +1,8 @@
 // One More Round: every figure of a chapter links to its full-size image, so that a
-// reader on a narrow screen (or anyone) can open it and read its labels.
-// On a phone a figure keeps at least MIN_WIDTH px (its letters about 10 px, not the 8
-// they shrink to in a 390 px column) and scrolls sideways inside the column instead.
-// Animation frames (the players) are left alone: they change as they play.
-const MIN_WIDTH = 520;
+// reader on a narrow screen (or anyone) can open it and look closer. A figure shrinks
+// to fit its column; its letters are drawn large enough to read there even on a phone
+// (recur.views.style.legible). Animation frames (the players) are left alone: they
+// change as they play.
 // A figure with its own size is wrapped by Sphinx in a link to the image already.
 function fullSizeLink(img) {
   const existing = img.closest("a");
@@ -25,8 +24,5 @@ document.addEventListener("DOMContentLoaded", () => {
     const link = fullSizeLink(img);
     if (!link) continue;
     link.style.display = "block";
-    link.style.overflowX = "auto";  // wider than a phone's column: it scrolls inside
-    const width = parseFloat(img.style.width) || 0;  // the figure's own size, in CSS px
-    if (width) img.style.minWidth = `${Math.min(width, MIN_WIDTH)}px`;
   }
 });

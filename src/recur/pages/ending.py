@@ -12,7 +12,7 @@ from recur.chapters.ch7_pondernet import seeds_that_wait
 from recur.core.bars import HARDEST_PAST, WIDE_BAR
 from recur.core.carry import chain_growth
 from recur.core.intervals import CONFIDENCE, interval_range
-from recur.core.tasks import random_batch
+from recur.core.tasks import random_batch, twice_width_plus_one
 from recur.models.cell import LocalCell, n_parameters
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies import live as lt
@@ -24,8 +24,10 @@ from recur.studies.seed_study import (
     waits_counts,
     wide_counts,
 )
+from recur.studies.skeptic_study import ROUNDS_PER_POSITION
 
 CHAIN_WIDTHS = [2**k for k in range(1, 13)]  # Chapter 1's widths, 2 to 4,096 bits
+CHAIN_PAIRS = 4000  # random sums per width of Chapter 1's chain growth
 UT_BITS = 64  # the width at which the ending counts an ACT model's rounds
 # the live trainings of the summary table, by glue key
 LIVE_KEYS = {"c2": lt.CHAPTER2_CELL, "c3": lt.CHAPTER3_INJECTED,
@@ -38,12 +40,28 @@ def code_values() -> dict:
     per doubling of the width and its mean at 4,096 bits (Chapter 1's rule, 4,000
     random sums per width), Chapter 2's cell's parameters, the bar and its
     confidence."""
-    growth = chain_growth(CHAIN_WIDTHS, n_pairs=4000, seed=0)
+    growth = chain_growth(CHAIN_WIDTHS, n_pairs=CHAIN_PAIRS, seed=0)
     values = {"end_slope": growth.slope,
               "end_chain_4096": float(growth.stats.loc[4096, "mean"])}  # fmt: skip
     values["end_cell_params"] = n_parameters(LocalCell())
     values |= prefixed("bar", the_bar()) | {"end_hard_past": HARDEST_PAST}
     return values | {"end_confidence": CONFIDENCE}
+
+
+def test_values() -> dict:
+    """The size of each test in the results table (``end_t_``): the sums, their width
+    and the rounds each model is read after, as the studies set them."""
+    wide, injected = lt.WIDE_BITS, lt.CHAPTER3_INJECTED.fresh
+    ponder = lt.CHAPTER7_PONDERNET.fresh
+    per_position = ROUNDS_PER_POSITION["Chapter 3's injected cell"]
+    values = {"chain_pairs": CHAIN_PAIRS, "wide_sums": lt.WIDE_SUMS, "wide_bits": wide,
+              "wide_rounds": lt.CHAPTER2_CELL.wide_rounds(wide),
+              "inj_sums": injected.n_sums, "inj_bits": injected.n_bits,
+              "inj_rounds": injected.rounds,
+              "inj_wide_rounds": per_position * (wide + 1),
+              "cap": twice_width_plus_one(wide), "eight_sums": lt.EIGHT_BIT_SUMS,
+              "pn_sums": ponder.n_sums, "pn_bits": ponder.n_bits}  # fmt: skip
+    return prefixed("end_t", values)
 
 
 def ut_rounds_values(seeds: pd.DataFrame) -> dict:
@@ -134,7 +152,7 @@ def page_values(data="data") -> dict:
     from the CSV files in ``data`` (``book/data``)."""
     read = partial(read_table, data)  # read("act_seeds"): data/act_seeds.csv
     seeds, live = read("act_seeds"), read("live_seeds")
-    values = code_values() | ut_rounds_values(seeds)
+    values = code_values() | test_values() | ut_rounds_values(seeds)
     values |= seed_values(seeds, read("act_seeds_every"))
     values |= positions_values(read("act_positions"))
     values |= live_values(live) | inj_values(live) | settle_values(read("ch7_settle"))

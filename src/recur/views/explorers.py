@@ -131,10 +131,12 @@ def static_learned_explorer(model, a: str, b: str, name: str = "ch2_cell"):
 
 def act_round_html(bits, steps, halting, readout: str, truth: str, wait, r: int) -> str:
     """Round ``r`` of the ACT explorer, positions most significant first: the bits,
-    the rounds before each carry can be known (``wait``), the steps N each position
-    ran (pink: fewer than ``wait``, so its answer was a guess), h_r (grey, empty once
-    halted), the readout (pink where wrong) and the true sum. ``bits`` (n, 2),
-    ``steps``, ``wait`` and ``halting[r - 1]`` are least significant first."""
+    the rounds before each carry can be known (``wait``), the steps N of each position
+    that has halted by round ``r`` (pink: fewer than ``wait``, so its answer was a
+    guess; "·" while it runs), h_r (grey, empty once halted), the readout once every
+    position has halted (pink where wrong) and the true sum. The answers wait for the
+    last round, as the page's "Predict" prompt asks. ``bits`` (n, 2), ``steps``,
+    ``wait`` and ``halting[r - 1]`` are least significant first."""
     n = len(steps)
     bits_a, bits_b = bits[:, 0].tolist(), bits[:, 1].tolist()
     cols = range(n - 1, -1, -1)
@@ -159,13 +161,22 @@ def act_round_html(bits, steps, halting, readout: str, truth: str, wait, r: int)
     def marked(text, wrong: bool) -> str:
         return cell_td(str(text), COLORS["wrong"] if wrong else "white")
 
+    def steps_cell(i: int) -> str:
+        halted = steps[i] <= r
+        return marked(steps[i] if halted else "·", halted and steps[i] < wait[i])
+
+    def readout_cell(i: int) -> str:
+        if r < len(halting):  # some position still runs
+            return marked("·", False)
+        return marked(read[i], read[i] != sums[i])
+
     body = (
         row("a", lambda i: marked(bits_a[i], False))
         + row("b", lambda i: marked(bits_b[i], False))
         + row("carry known after", lambda i: marked(wait[i], False))
-        + row("steps N", lambda i: marked(steps[i], steps[i] < wait[i]))
+        + row("steps N", steps_cell)
         + row(f"h in round {r}", h_cell)
-        + row("readout", lambda i: marked(read[i], read[i] != sums[i]))
+        + row("readout", readout_cell)
         + row("true sum", lambda i: marked(sums[i], False))
     )
     head = f"<tr><th></th>{heads}</tr>"

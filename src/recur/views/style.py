@@ -16,16 +16,31 @@ from matplotlib.text import Text
 
 from recur.views.palette import PALETTE
 
+# The PNG of a figure records, under this key, the size in points of its smallest
+# text, so that a browser check can tell how large its letters are drawn on a phone.
+TEXT_KEY = "Smallest text (pt)"
+
+
+def figure_png(fig: plt.Figure):
+    """``fig`` as a PNG at twice the pixels ("retina"), with its smallest text's size
+    written into it under :data:`TEXT_KEY`; the display size is half the pixels."""
+    from IPython.core.pylabtools import retina_figure  # only where a page shows it
+
+    size = f"{smallest_text_pt(fig):.2f}"
+    return retina_figure(fig, base64=False, metadata={TEXT_KEY: size})
+
 
 def sharp_inline_figures() -> None:
-    """In a running notebook, show figures as PNGs at twice the pixels ("retina"), so
-    that a figure shrunk into the column stays sharp; outside one, do nothing."""
+    """In a running notebook, show figures with :func:`figure_png`, so that a figure
+    shrunk into the column stays sharp; outside one, do nothing."""
     ipython = sys.modules.get("IPython")  # only a notebook has loaded it
     if ipython is None or ipython.get_ipython() is None:
         return
     from matplotlib_inline.backend_inline import set_matplotlib_formats
 
     set_matplotlib_formats("retina")
+    formatter = ipython.get_ipython().display_formatter.formatters["image/png"]
+    formatter.for_type(plt.Figure, figure_png)
 
 
 sharp_inline_figures()
@@ -57,14 +72,19 @@ def exact_axis(ax: plt.Axes, label: str = "exact match") -> None:
     ax.set_ylim(-0.02, 1.02)
 
 
-# The text column at 1280 px holds about 6.8 inches of a figure at 100 px per inch: a
-# wider figure is shrunk into it, and its letters with it.
+# The text column at 1280 px holds about 6.8 inches of a figure at 100 px per inch, and
+# at 420 px (a phone) about 3.72 inches: a wider figure is shrunk into it, and its
+# letters with it.
 COLUMN_INCHES = 6.8
+PHONE_COLUMN_INCHES = 3.72
 PX_PER_INCH = 100  # the page shows a figure at 100 CSS px per inch (retina PNGs at 2x)
 
 
 MAX_TEXT_SCALE = 1.5
 MIN_TEXT_PX = 12  # the smallest letters a figure may show at 1280 px
+# The smallest a phone may show, with a margin for the tight bounding box of the PNG,
+# which can be a little wider than the figure: the browser check's bar is 8 px.
+MIN_PHONE_TEXT_PX = 8.5
 
 
 def text_scale(fig: plt.Figure) -> float:
@@ -73,10 +93,18 @@ def text_scale(fig: plt.Figure) -> float:
     return max(1.0, min(fig.get_figwidth() / COLUMN_INCHES, MAX_TEXT_SCALE))
 
 
-def px_per_point(fig: plt.Figure) -> float:
-    """On-screen CSS pixels per point of text of ``fig`` in the column at 1280 px."""
-    shrink = min(1.0, COLUMN_INCHES / fig.get_figwidth())
+def px_per_point(fig: plt.Figure, column: float = COLUMN_INCHES) -> float:
+    """On-screen CSS pixels per point of text of ``fig`` in a column ``column`` inches
+    wide (at 100 px per inch): at 1280 px unless told."""
+    shrink = min(1.0, column / fig.get_figwidth())
     return PX_PER_INCH / 72 * shrink
+
+
+def smallest_text_points(fig: plt.Figure) -> float:
+    """The smallest size, in points, at which :func:`legible` leaves a text of ``fig``:
+    :data:`MIN_TEXT_PX` at 1280 px and :data:`MIN_PHONE_TEXT_PX` at 420 px."""
+    return max(MIN_TEXT_PX / px_per_point(fig),
+               MIN_PHONE_TEXT_PX / px_per_point(fig, PHONE_COLUMN_INCHES))  # fmt: skip
 
 
 def _texts(fig: plt.Figure) -> tuple[list, list]:
@@ -88,13 +116,19 @@ def _texts(fig: plt.Figure) -> tuple[list, list]:
     return ticks, [t for t in fig.findobj(Text) if id(t) not in tick_ids]
 
 
-def smallest_text_px(fig: plt.Figure) -> float:
-    """The on-screen size of the smallest non-empty text of ``fig``, in CSS px."""
+def smallest_text_pt(fig: plt.Figure) -> float:
+    """The size of the smallest non-empty text of ``fig``, in points."""
     ticks, texts = _texts(fig)
     sizes = [t.get_fontsize() for _, _, axis in ticks
              for t in axis.get_ticklabels(which="both") if t.get_text()]  # fmt: skip
     sizes += [t.get_fontsize() for t in texts if t.get_text()]
-    return min(sizes, default=float("inf")) * px_per_point(fig)
+    return min(sizes, default=float("inf"))
+
+
+def smallest_text_px(fig: plt.Figure, column: float = COLUMN_INCHES) -> float:
+    """The on-screen size of the smallest non-empty text of ``fig``, in CSS px, in a
+    column ``column`` inches wide (at 1280 px unless told)."""
+    return smallest_text_pt(fig) * px_per_point(fig, column)
 
 
 def _tick_size(axis, name: str) -> float:
@@ -109,8 +143,8 @@ def legible(fig: plt.Figure) -> plt.Figure:
     """Enlarge every text of a figure wider than the column by its width over the
     column's (at most :data:`MAX_TEXT_SCALE`), so that shrunk into the column its
     letters read as large as those of a figure that fits; then raise any text still
-    under :data:`MIN_TEXT_PX` on screen to that size."""
-    scale, floor = text_scale(fig), MIN_TEXT_PX / px_per_point(fig)  # floor: points
+    smaller than :func:`smallest_text_points` (on a desktop or a phone) to it."""
+    scale, floor = text_scale(fig), smallest_text_points(fig)
     ticks, texts = _texts(fig)
     for ax, name, axis in ticks:
         size = max(_tick_size(axis, name) * scale, floor)
