@@ -10,10 +10,12 @@ script starts a local cluster of ``--jobs`` worker processes, one torch thread e
 repository with its ``.venv``).
 
 Each finished training's result is written at once to ``OUT/.partial/NAME/KEY.pkl``,
-the key a hash of the job (its function and arguments): a study that is stopped
+the key a hash of the job (its function and all its arguments) and of the code it runs
+(every Python file of ``src/recur`` and ``benchmarks``): a study that is stopped
 (Ctrl-C, a killed worker, a lost machine) and started again recomputes only what it
-does not have. A job whose worker dies is run again on another (Dask's own
-rescheduling); one that raises is retried :data:`RETRIES` times. Once the study's
+does not have, and results of other code are dropped, not reused. A job whose worker
+dies is run again on another (Dask's own rescheduling); one that raises is retried
+:data:`RETRIES` times. Once the study's
 table is written the partial results go (:meth:`ClusterJobs.finish`).
 
 One progress bar over the trainings (tqdm, on stderr) shows how many are done and
@@ -24,10 +26,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import hashlib
 import os
 import pickle
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -40,7 +44,9 @@ from recur.core.device import jobs_run_by, one_thread_job
 from recur.core.machine import machine_record, write_machine_record
 from recur.core.numerics import pins_wanted
 
-DATA = Path(__file__).resolve().parents[1] / "book" / "data"
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "book" / "data"
+CODE = (ROOT / "src" / "recur", ROOT / "benchmarks")  # what a study's jobs run
 RETRIES = 2  # a job that raises is tried this many more times before the study fails
 SCHEDULER_VARIABLE = "RECUR_SCHEDULER"  # make studies passes it on
 
@@ -99,14 +105,34 @@ def json_key(record: dict) -> str:
     return repr(sorted((k, v) for k, v in record.items() if k != "date"))
 
 
+@functools.cache
+def code_fingerprint(folders: tuple[Path, ...] = CODE) -> str:
+    """A hash of every Python file under ``folders``, names and contents: it changes
+    with any change to the code a study's jobs run."""
+    digest = hashlib.sha1()
+    for folder in folders:
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(str(path.relative_to(folder)).encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
 def task_key(fn: Callable, task) -> str:
-    """A name for the job ``fn(task)`` that is the same in every run of the study:
-    the function's name and a hash of what it is called with."""
+    """A name for the job ``fn(task)`` that is the same in every run of the study with
+    the same code: the function's name, the code's fingerprint
+    (:func:`code_fingerprint`) and a hash of the whole of what ``fn`` is called with."""
+    job = (fn.__module__, fn.__qualname__, task)
     try:
-        data = pickle.dumps((fn.__module__, fn.__qualname__, task), protocol=4)
+        data = pickle.dumps(job, protocol=4)
     except (pickle.PicklingError, AttributeError, TypeError):
-        data = cloudpickle.dumps((fn.__module__, fn.__qualname__, task), protocol=4)
-    return f"{fn.__name__.strip('_')}-{hashlib.sha1(data).hexdigest()[:16]}"
+        data = cloudpickle.dumps(job, protocol=4)
+    digest = hashlib.sha1(data).hexdigest()[:16]
+    return f"{fn.__name__.strip('_')}-{code_fingerprint()}-{digest}"
+
+
+def code_of(key: str) -> str:
+    """The code fingerprint in a key written by :func:`task_key`."""
+    return key.rsplit("-", 2)[-2]
 
 
 class ResultStore:
@@ -130,6 +156,14 @@ class ResultStore:
         partial.write_bytes(cloudpickle.dumps(value))
         os.replace(partial, self._path(key))  # a crash leaves the old state or the new
 
+    def drop_other_code(self, code: str) -> int:
+        """Delete the results computed by code other than ``code`` (a fingerprint);
+        return how many there were."""
+        other = [p for p in self.folder.glob("*.pkl") if code_of(p.stem) != code]
+        for path in other:
+            path.unlink()
+        return len(other)
+
 
 class ClusterJobs:
     """The runner :func:`recur.core.device.run_jobs` hands a study's jobs to: each job
@@ -140,6 +174,10 @@ class ClusterJobs:
         self.client, self.store, self.log = client, store, log
 
     def __call__(self, fn: Callable, tasks: list, jobs: int = 1) -> list:
+        dropped = self.store.drop_other_code(code_fingerprint())
+        if dropped:
+            print(f"{dropped} results kept from a run of other code are not reused: "
+                  "they were dropped", file=sys.stderr)  # fmt: skip
         keys = [task_key(fn, task) for task in tasks]
         results = {k: self.store.load(k) for k in set(keys) if self.store.has(k)}
         todo = {k: t for k, t in zip(keys, tasks, strict=True) if k not in results}

@@ -106,6 +106,50 @@ def test_the_same_job_has_the_same_key_in_every_run():
     assert cluster.task_key(_sweep_rows, job) != cluster.task_key(_sweep_rows, other)
 
 
+def test_jobs_that_differ_only_in_a_late_setting_have_different_keys():
+    """The key hashes the whole job: two jobs alike in every setting but the last
+    (far past the first 40 characters of the job's text) are two jobs."""
+    from recur.studies.sweeps import SweepJob, _length_rows, _sweep_rows
+
+    early = {f"setting_{k}": k for k in range(20)}
+    job = SweepJob("plain", 3, early | {"n_steps": 2}, _length_rows)
+    late = SweepJob("plain", 3, early | {"n_steps": 3}, _length_rows)
+    assert cluster.task_key(_sweep_rows, job) != cluster.task_key(_sweep_rows, late)
+
+
+def test_a_changed_function_changes_the_code_fingerprint(tmp_path):
+    """The key holds a fingerprint of the code: one changed line of one function, or a
+    file added, gives another."""
+    module = tmp_path / "pkg" / "steps.py"
+    module.parent.mkdir()
+    module.write_text("def n_steps():\n    return 100\n")
+    before = cluster.code_fingerprint.__wrapped__((tmp_path,))
+    assert cluster.code_fingerprint.__wrapped__((tmp_path,)) == before  # stable
+    module.write_text("def n_steps():\n    return 101\n")
+    changed = cluster.code_fingerprint.__wrapped__((tmp_path,))
+    assert changed != before
+    (tmp_path / "pkg" / "more.py").write_text("")
+    assert cluster.code_fingerprint.__wrapped__((tmp_path,)) not in (before, changed)
+
+
+def test_a_study_resumed_after_a_code_change_reuses_nothing(client, serial, tmp_path):
+    """Results kept by a run of other code (their keys carry another fingerprint) are
+    dropped, not read: the table is the serial one, not the marked old results."""
+    _study(client, tmp_path)
+    store = cluster.ResultStore(tmp_path)
+    for path in tmp_path.glob("*.pkl"):
+        name, code, digest = path.stem.rsplit("-", 2)
+        old = f"{name}-{'0' * len(code)}-{digest}"  # the same job, other code
+        marked = store.load(path.stem)
+        marked[0]["exact"] = -1.0
+        store.save(old, marked)
+        path.unlink()
+    table, _ = _study(client, tmp_path)
+    assert (table["exact"] != -1.0).all()
+    assert not list(tmp_path.glob("*-000000000000-*.pkl"))  # dropped
+    pd.testing.assert_frame_equal(_without_seconds(table), _without_seconds(serial))
+
+
 def test_seed_ranges_on_the_command_line():
     assert cluster.seed_range("40-41") == [40, 41]
     assert cluster.seed_range("7") == [7]
