@@ -8,7 +8,7 @@ from dataclasses import replace
 import pandas as pd
 import torch
 
-from recur.models.act import ponder_cost
+from recur.models.act import ACT_EPS, ponder_cost
 from recur.models.pondernet import PonderUT, expected_loss, halting_distribution
 from recur.models.ut import UTOptions
 from recur.training.config import TrainConfig, TrainResult
@@ -98,7 +98,7 @@ def study_summary(length: pd.DataFrame) -> pd.DataFrame:
 
 
 def gradients_beside_act(
-    h: list[float], losses: list[float], eps: float = 0.01
+    h: list[float], losses: list[float], eps: float = ACT_EPS
 ) -> pd.DataFrame:
     """For one position's halting probabilities ``h`` (read as ACT's h_r and as
     PonderNet's lambda_r) and per-round task losses: d rho / d h_r of ACT's ponder cost

@@ -24,6 +24,8 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
+ACT_EPS = 0.01  # Graves's eps (Eq. 7): halt once the h_r sum to at least 1 - eps
+
 
 class Halting(NamedTuple):
     weights: torch.Tensor  # (..., M): p_r, summing to 1 over the last axis
@@ -31,7 +33,7 @@ class Halting(NamedTuple):
     remainder: torch.Tensor  # (...): R
 
 
-def halting_weights(h: torch.Tensor, eps: float = 0.01) -> Halting:
+def halting_weights(h: torch.Tensor, eps: float = ACT_EPS) -> Halting:
     r"""Eqs. 6-8 of Graves (2016) for halting probabilities ``h`` (steps: last axis)."""
     if h.ndim == 0 or h.shape[-1] == 0:
         raise ValueError(
@@ -62,7 +64,7 @@ def halting_weights(h: torch.Tensor, eps: float = 0.01) -> Halting:
     return Halting(weights, last + 1, remainder)
 
 
-def ponder_cost(h: torch.Tensor, eps: float = 0.01) -> torch.Tensor:
+def ponder_cost(h: torch.Tensor, eps: float = ACT_EPS) -> torch.Tensor:
     r"""rho = N + R, Eq. 10 of Graves (2016); its gradient reaches ``h`` only via R."""
     halt = halting_weights(h, eps)
     return halt.n_steps.to(h.dtype) + halt.remainder  # (...)
@@ -112,7 +114,7 @@ def act_loop(
     state: torch.Tensor,
     halting: HaltingUnit,
     max_steps: int,
-    eps: float = 0.01,
+    eps: float = ACT_EPS,
     mix: str = "mean_field",
     rows_only: bool = False,
 ) -> ActResult:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 import torch
 from torch import nn
 
-from recur.models.act import HaltingUnit, act_loop
+from recur.models.act import ACT_EPS, HaltingUnit, act_loop
 from recur.models.attention import (
     MAX_OFFSET,
     UTBlock,
@@ -63,7 +63,7 @@ class UTOptions:
     d_ff: int = 64
     window: int | None = None  # local attention: itself and this many positions below
     act: bool = False  # ACT halting per position (Chapter 5), else fixed rounds
-    act_eps: float = 0.01  # ACT halts once h_1 + ... + h_r >= 1 - act_eps
+    act_eps: float = ACT_EPS  # ACT halts once h_1 + ... + h_r >= 1 - act_eps
     ponder_weight: float = 0.01  # tau: the ponder cost's weight in the loss
     position: str = "sinusoid"  # "sinusoid", "none" or "relative" (a learned bias)
     position_offsets: int = 0  # training shifts the sinusoid by up to this many

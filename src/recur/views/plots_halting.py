@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.animation import FuncAnimation
 from matplotlib.ticker import MaxNLocator
 
-from recur.models.act import halting_weights
+from recur.models.act import ACT_EPS, halting_weights
 from recur.views.palette import COLORS, MARKERS
 from recur.views.style import (
     dodge,
@@ -65,13 +65,13 @@ def draw_halting(
     ax.legend(frameon=False, fontsize=9, loc="upper left")
 
 
-def plot_halting(h, eps: float = 0.01) -> plt.Figure:
+def plot_halting(h, eps: float = ACT_EPS) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     draw_halting(np.asarray(h, dtype=float), eps, ax)
     return finish(fig)
 
 
-def halting_player(h, step: int, values, eps: float = 0.01, alt: str = ""):
+def halting_player(h, step: int, values, eps: float = ACT_EPS, alt: str = ""):
     """A scrubbable player: h_{step} takes each of ``values`` in turn, the rest stay."""
     h = np.array(h, dtype=float)  # a copy: the caller's array is left alone
     fig, ax = plt.subplots(figsize=(6.4, 3.4))

@@ -15,7 +15,7 @@ import ipywidgets as w
 
 from recur.core.carry import CarryTrace, longest_chain_span, parallel_add
 from recur.core.page import static_page
-from recur.models.act import halting_weights
+from recur.models.act import ACT_EPS, halting_weights
 from recur.views.palette import COLORS, legend_html
 
 CELL = (
@@ -167,7 +167,7 @@ def static_carry_explorer(a: str = "0111", b: str = "0001"):
     )
 
 
-def halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = 0.01):
+def halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = ACT_EPS):
     """Sliders for h_1..h_M and epsilon; shows N, R, the weights p_r and the ponder cost
     (Graves 2016, Eqs. 6-10) as computed by :func:`recur.models.act.halting_weights`. In
     the static page the same explorer runs in the browser (``_static/halting.js``)."""
@@ -198,7 +198,7 @@ def halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = 0.01):
     return w.VBox([*sliders, eps_slider, shown])
 
 
-def static_halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = 0.01):
+def static_halting_explorer(h=(0.1, 0.3, 0.8, 0.5, 0.2), eps: float = ACT_EPS):
     """The halting explorer for a page with no kernel: an element that
     ``book/_extra/_static/halting.js`` fills with sliders and computes with the
     JavaScript twin of :func:`recur.models.act.halting_weights`; bad values fail
