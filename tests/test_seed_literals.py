@@ -15,8 +15,10 @@ What counts as a typed offset, found in the syntax tree:
 
 Zero may be given as a seed: the first seed, the library's default, which a timing or
 an example uses; a reported count takes its seeds from the registry. :data:`ALLOWED`
-lists the other numbers given as a seed and why. The tests of the library are not
-scanned: they pass seeds of their own to check the code, never to report."""
+lists the other numbers given as a seed and why. The book's notebooks are scanned too
+(their code cells): a page's figures draw their sums from the registry's seeds. The
+tests of the library are not scanned: they pass seeds of their own to check the code,
+never to report."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import ast
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from recur.core import seeds
@@ -137,6 +140,36 @@ def _modules() -> list[Path]:
 def test_no_module_types_a_seed_offset(path):
     module = str(path.relative_to(ROOT))
     assert typed_offsets(path.read_text(), module) == []
+
+
+NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
+
+
+def notebook_offsets(nb, name: str = "") -> list[str]:
+    """Each seed offset typed in a notebook's code cells (IPython's ``%`` and ``!``
+    lines blanked): ``name[cell]:line: code``."""
+    found = []
+    for k, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        lines = cell.source.splitlines()
+        code = "\n".join("" if x.lstrip().startswith(("%", "!")) else x for x in lines)
+        found += typed_offsets(code, f"{name}[{k}]")
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_notebook_types_a_seed_offset(path):
+    assert notebook_offsets(nbformat.read(path, as_version=4), path.name) == []
+
+
+def test_a_seed_typed_in_a_notebook_is_caught():
+    """Chapter 6's held-out sums once came from a typed ``seed=11``."""
+    nb = nbformat.v4.new_notebook()
+    typed = "random_batch(2000, 8, seed=11)"
+    nb.cells += [nbformat.v4.new_markdown_cell(typed),
+                 nbformat.v4.new_code_cell(f"%time x = 1\nheld = {typed}")]  # fmt: skip
+    assert notebook_offsets(nb, "page") == ["page[1]:2: 11"]
 
 
 @pytest.mark.parametrize(

@@ -89,6 +89,13 @@ PAGE_BATCHES = 7
 # Chapter 6's page draws its 2,000 held-out random 8-bit sums, and as many long chains
 # beside them, from this seed itself (no width added).
 PAGE_HELD_SUMS = 11
+# The sums other figures of the pages draw, each from this seed itself (no width or
+# training seed added); none is used to choose anything.
+PAGE_EXAMPLE_SUMS = 1  # random 8-bit sums by round (Chapters 2, 4), waits (Chapter 6)
+PONDER_MAP_SUMS = 7  # Chapter 6's map of steps by position: twelve random 8-bit sums
+PAGE_CHAIN_SUMS = 5  # Chapter 6: the longest waits of long-chain 8- and 64-bit sums
+PAGE_UNSEEN_CHAINS = 7001  # Chapter 6: steps by distance on 64-bit long chains
+DEQ_WIDTH_SUMS = 100  # Chapter 7: the DEQ and the unrolled cell at each width
 
 REGISTRY = (
     Seeds("first recipe", 0, 4, CHOICE_SUMS, CHOOSE,
