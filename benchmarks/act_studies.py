@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-from pathlib import Path
 
 import pandas as pd
 
@@ -63,7 +62,7 @@ from recur.studies.seed_study import WIDE_WIDTHS, seed_runs
 from recur.studies.sweeps import act_runs, tau_sweep, waiting_runs
 from recur.training.ut_recipe import ACT_RAMP_STEPS, BOOK_ACT, TUNED_ACT
 
-DATA = Path(__file__).resolve().parents[1] / "book" / "data"
+DATA = cluster.DATA
 
 
 # Chapter 6's model trained stepping only the sums with a running position (its

@@ -24,9 +24,8 @@ import pandas as pd
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CHROMIUM_FLAGS, _chromium  # noqa: E402
 from recur.chapters.ch6_hardest import hardest_columns  # noqa: E402
+from recur.core.chromium import CHROMIUM_FLAGS, chromium_path  # noqa: E402
 from recur.core.machine import write_machine_record  # noqa: E402
 from recur.core.seeds import by_name  # noqa: E402
 from recur.core.tasks import twice_width_plus_one  # noqa: E402
@@ -131,7 +130,7 @@ def main() -> None:
     args = parser.parse_args()
     first, last = args.seeds[0], args.seeds[-1]
     out = args.out / OUT.name
-    exe = _chromium()
+    exe = chromium_path()
     if exe is None:
         raise SystemExit("chromium is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright

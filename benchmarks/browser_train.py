@@ -28,8 +28,7 @@ import pandas as pd
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CHROMIUM_FLAGS, _chromium  # noqa: E402
+from recur.core.chromium import CHROMIUM_FLAGS, chromium_path  # noqa: E402
 from recur.core.hardest import skeptic_sums  # noqa: E402
 from recur.core.machine import write_machine_record  # noqa: E402
 from recur.core.seeds import BROWSER_SUMS, by_name  # noqa: E402
@@ -140,7 +139,7 @@ def main() -> None:
     out = args.out / (NEW_OUT if args.seeds == list(SEEDS) else OUT).name
     if args.holding:
         out = args.out / HOLDING_OUT.name
-    exe = _chromium()
+    exe = chromium_path()
     if exe is None:
         raise SystemExit("chromium is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -33,7 +32,7 @@ from recur.core.device import run_jobs
 from recur.core.seeds import DISTANCE_SUMS, REPORT_SUMS, SETTLE_SUMS, by_name
 from recur.core.tasks import long_chain_batch, twice_width_plus_one
 
-DATA = Path(__file__).resolve().parents[1] / "book" / "data"
+DATA = cluster.DATA
 SEEDS = tuple(by_name("ACT against PonderNet").seeds)
 WIDTHS = [8, 16, 32, 64]
 DISTANCE_BITS = 32  # the long chains of the steps-by-distance table

@@ -44,11 +44,10 @@ def _memory() -> float:
     from recur.core.tasks import random_batch
     from recur.models.running import run_model
     from recur.models.ut import UniversalTransformer
-    from recur.training.ut_recipe import BOOK_ACT, UT_SIZE
+    from recur.training.ut_recipe import BOOK_ACT
 
     torch.manual_seed(0)
-    options = BOOK_ACT.settings()["model_options"]
-    model = UniversalTransformer(window=1, act=True, **UT_SIZE, **options)
+    model = UniversalTransformer(BOOK_ACT.model)
     model.halting.linear.bias.data.fill_(-30.0)  # no position halts before round 800
     for k in range(3):
         run_model(model, random_batch(100, 256, seed=k).bits, 800)

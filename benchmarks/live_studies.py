@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 import pandas as pd
 
@@ -30,7 +29,7 @@ import cluster
 from last_run import recorded
 from recur.studies.live import FIRST_100_DIFFERS, LIVE, by_name, live_seed_runs
 
-DATA = Path(__file__).resolve().parents[1] / "book" / "data"
+DATA = cluster.DATA
 
 
 def main() -> None:

@@ -339,11 +339,9 @@ def _step_models():
     from recur.models.cell import LocalCell
     from recur.models.ut import UniversalTransformer
 
-    opts = BOOK_ACT.settings()["model_options"]
     yield "shared", LocalCell, {"max_bits": 8, "lr": 1e-2}
-    yield "act_ut", lambda: UniversalTransformer(
-        window=1, act=True, **UT_SIZE, **opts
-    ), {"max_bits": 8, "n_rounds": BOOK_ACT.n_rounds, "lr": BOOK_ACT.lr,
+    yield "act_ut", lambda: UniversalTransformer(BOOK_ACT.model), {
+        "max_bits": 8, "n_rounds": BOOK_ACT.n_rounds, "lr": BOOK_ACT.lr,
         "chain_share": BOOK_ACT.chain_share}  # fmt: skip
 
 

@@ -22,7 +22,6 @@ Run: ``.venv/bin/python benchmarks/skeptic_studies.py [--choose | --wide] [--job
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import pandas as pd
 
@@ -35,7 +34,7 @@ from recur.studies.skeptic_study import (
     skeptic_runs,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "book" / "data"
+DATA = cluster.DATA
 NOT_CHOSEN = ("Chapter 3's injected cell", "Chapter 6's Transformer")  # report only
 CHOOSE = {
     "seeds": tuple(by_name("holding recipe").seeds),

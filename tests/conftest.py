@@ -6,20 +6,25 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import shutil
 import sys
 import tempfile
 import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 import recur  # noqa: F401  (first: it pins the CPU's numerics before torch starts)
 from fake_accelerator import PretendDevice
+from recur.core.chromium import (
+    CHROMIUM_FLAGS,  # noqa: F401  (the browser tests read it from here)
+    QuietHandler,
+    QuietServer,
+    chromium_path,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
 
 
 def load_script(name: str):
@@ -36,46 +41,13 @@ def load_script(name: str):
     return module
 
 
-SHOTS = ROOT / "_build" / "screenshots"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _chromium() -> str | None:
-    return (
-        os.environ.get("CHROMIUM")
-        or shutil.which("chromium")
-        or shutil.which("chromium-browser")
-    )
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # keep pytest output readable
-        pass
-
-
-class _QuietServer(ThreadingHTTPServer):
-    def handle_error(self, request, client_address) -> None:
-        # a page that moves on mid-download closes its connection: not a failure
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
 @pytest.fixture(scope="session")
 def site():
     """Base URL of ``_build/html`` served on 127.0.0.1."""
     if not (HTML / "book" / "intro.html").exists():
         pytest.fail("_build/html is missing: run `make book` first (`make test` does)")
-    handler = functools.partial(_QuietHandler, directory=str(HTML))
-    server = _QuietServer(("127.0.0.1", 0), handler)
+    handler = functools.partial(QuietHandler, directory=str(HTML))
+    server = QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -84,7 +56,7 @@ def site():
 @pytest.fixture(scope="session")
 def browser():
     """Debian Chromium through Playwright (it cannot download a browser here)."""
-    exe = _chromium()
+    exe = chromium_path()
     if exe is None:
         if os.environ.get("CI"):
             pytest.fail("chromium is not installed (apt-get install chromium)")

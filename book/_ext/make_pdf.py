@@ -21,8 +21,12 @@ import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CHROMIUM_FLAGS, _chromium, _QuietHandler, _QuietServer  # noqa: E402
+from recur.core.chromium import (  # noqa: E402
+    CHROMIUM_FLAGS,
+    QuietHandler,
+    QuietServer,
+    chromium_path,
+)
 
 HTML = ROOT / "_build" / "html"
 PRINT = HTML / "print" / "book.html"  # beside book/: the same relative paths
@@ -90,17 +94,17 @@ def print_page() -> str:
     return f"<!DOCTYPE html><html><head>{head}{STYLE}</head><body>{body}</body></html>"
 
 
-def serve(folder: Path) -> tuple[_QuietServer, str]:
+def serve(folder: Path) -> tuple[QuietServer, str]:
     """``folder`` on 127.0.0.1, as the tests serve the book."""
-    server = _QuietServer(
-        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder))
+    server = QuietServer(
+        ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(folder))
     )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def main() -> None:
-    chromium = _chromium()
+    chromium = chromium_path()
     if chromium is None:  # make book goes on without the PDF
         print("no PDF: chromium is not installed (apt-get install chromium)")
         return
