@@ -656,6 +656,20 @@ def test_no_letter_of_a_figure_is_under_12_px_on_screen_nor_8_on_a_phone():
     assert ax.xaxis.get_ticklabels()[0].get_fontsize() == pytest.approx(8.64)
 
 
+def test_a_legend_below_the_panels_is_as_legible_on_a_phone_as_the_rest():
+    """The legend of :func:`legend_below` is drawn after :func:`legible`: it once kept
+    9 pt times the width's scale, 5.4 px on a phone for a figure 8.64 inches wide."""
+    import matplotlib.pyplot as plt
+
+    from recur.views.style import legend_below, smallest_text_px
+
+    fig, ax = plt.subplots(figsize=(8.64, 3))
+    ax.plot([0, 1], [0, 1], label="one")
+    ax.plot([0, 1], [1, 0], label="two")
+    legend_below(fig, ax)
+    assert fig.legends and smallest_text_px(fig, 3.72) == pytest.approx(8.5)
+
+
 def test_a_shown_figure_records_its_smallest_text_in_its_png():
     """The browser's phone check reads the size of a figure's smallest letters from
     its PNG: written there, it must be the figure's smallest text, in points."""

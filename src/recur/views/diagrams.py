@@ -85,6 +85,17 @@ def _cell_arrows(ax, x: dict, i: int, r: int) -> None:
         arrow(ax, start, end)
 
 
+INCHES_PER_UNIT = 0.75  # a diagram's scale: its size follows what it draws
+
+
+def _fitted(xlim: tuple, ylim: tuple) -> tuple[float, float]:
+    """The figure size that holds ``xlim`` by ``ylim`` at :data:`INCHES_PER_UNIT`, so
+    that no blank margin makes the figure wider, and its letters smaller on a phone,
+    than the drawing needs."""
+    return (INCHES_PER_UNIT * (xlim[1] - xlim[0]),
+            INCHES_PER_UNIT * (ylim[1] - ylim[0]))  # fmt: skip
+
+
 def _bare(ax, fig: plt.Figure) -> plt.Figure:
     """Equal scales, no axes: a diagram, not a plot."""
     ax.set_aspect("equal")
@@ -93,28 +104,33 @@ def _bare(ax, fig: plt.Figure) -> plt.Figure:
 
 
 def draw_ut_unrolled(n_rounds: int = 3) -> plt.Figure:
-    """Chapter 4's Universal Transformer unrolled over rounds: the states H^0, H^1, ...
-    (all positions at once), one block of self-attention and transition with the same
-    weights in every round, and the position-and-round signal P^r before each round."""
+    """Chapter 4's Universal Transformer unrolled over rounds, bottom to top as the
+    other diagrams draw rounds: the states H^0, H^1, ... (all positions at once), one
+    block of self-attention and transition with the same weights in every round, and
+    the position-and-round signal P^r added before each round. Drawn tall and narrow,
+    so that it keeps its letters on a phone."""
     if n_rounds < 1:
         raise ValueError(f"need >= 1 round, got {n_rounds}")
-    fig, ax = plt.subplots(figsize=(2.6 * n_rounds + 1.8, 3.0))
+    step = 1.7  # from one state to the next
+    fig, ax = plt.subplots(figsize=(5.0, step * n_rounds + 1.5))
     for r in range(n_rounds + 1):
-        _box(ax, 2.6 * r, 0, f"$H^{{{r}}}$\n(all bits)", STATE, w=1.0, h=0.8)
+        label = f"$H^{{{r}}}$ (all bits)" if r else "$H^0$: the embedded bits"
+        _box(ax, 0, step * r, label, STATE, w=3.0, h=0.5)
         if r:
-            mid = 2.6 * r - 1.3
-            _box(ax, mid, 0, "self-attention\n+ transition", SHARED, w=1.25, h=0.95)
-            arrow(ax, (2.6 * (r - 1) + 0.5, 0), (mid - 0.63, 0))
-            arrow(ax, (mid + 0.63, 0), (2.6 * r - 0.5, 0))
-            ax.text(mid, 1.05, f"$+P^{{{r}}}$", ha="center", fontsize=TEXT)
-            arrow(ax, (mid, 0.92), (mid, 0.5))
-    ax.text(0, -0.85, "embedded bits", ha="center", fontsize=TEXT)
+            mid = step * r - step / 2
+            _box(ax, 0, mid, "self-attention + transition", SHARED, w=3.0, h=0.5)
+            arrow(ax, (0, step * (r - 1) + 0.27), (0, mid - 0.27))
+            arrow(ax, (0, mid + 0.27), (0, step * r - 0.27))
+            ax.text(-2.25, mid, f"$+P^{{{r}}}$", ha="center", va="center",
+                    fontsize=TEXT)  # fmt: skip
+            arrow(ax, (-1.95, mid), (-1.53, mid))
     note = (
-        "one set of weights, shared by every round (green); $P^r$ says where and when"
+        "one set of weights, shared\nby every round (green);\n$P^r$ says where and when"
     )
-    ax.text(1.3 * n_rounds, -1.15, note, ha="center", fontsize=TEXT)
-    ax.set_xlim(-0.8, 2.6 * n_rounds + 0.8)
-    ax.set_ylim(-1.4, 1.4)
+    ax.text(1.65, step * n_rounds - step / 2, note, ha="left", va="center",
+            fontsize=TEXT)  # fmt: skip
+    ax.set_xlim(-2.6, 3.9)
+    ax.set_ylim(-0.4, step * n_rounds + 0.4)
     return _bare(ax, fig)
 
 
@@ -148,21 +164,24 @@ def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
     _check(n_positions, n_rounds)
     if min(steps) < 1:
         raise ValueError(f"every position runs at least one step, got {steps}")
-    fig, ax = plt.subplots(figsize=(1.7 * n_positions + 2.4, 1.2 * n_rounds + 2.0))
     x = {i: 1.7 * (n_positions - 1 - i) for i in range(n_positions)}
+    left = x[n_positions - 1]
+    xlim, ylim = (left - 2.3, x[0] + 1.0), (-2.4, 1.2 * n_rounds + 1.6)
+    fig, ax = plt.subplots(figsize=_fitted(xlim, ylim))
     for i, n_steps in enumerate(steps):
         _box(ax, x[i], -0.9, f"$a_{i}, b_{i}$", PROBLEM, w=0.9, h=0.45)
-        ax.text(x[i], -1.45, f"bit {i}: N = {n_steps}", ha="center", fontsize=TEXT)
+        ax.text(x[i], -1.3, f"bit {i}\nN = {n_steps}", ha="center", va="top",
+                fontsize=TEXT)  # fmt: skip
         _act_column(ax, x[i], x.get(i - 1), n_steps, n_rounds)
-    left = x[n_positions - 1]
     for r in range(1, n_rounds + 1):
         ax.text(
             left - 0.9, 1.2 * r, f"round {r}", ha="right", va="center", fontsize=TEXT
         )
     note = (
-        "h: a halting unit per position after every round; grey: halted, state copied"
+        "h: a halting unit per position after every round\ngrey: halted, state copied"
     )
-    ax.text((x[0] + left) / 2, 1.2 * n_rounds + 0.7, note, ha="center", fontsize=TEXT)
-    ax.set_xlim(left - 2.3, x[0] + 1.0)
-    ax.set_ylim(-1.7, 1.2 * n_rounds + 1.0)
+    ax.text((x[0] + left) / 2, 1.2 * n_rounds + 0.55, note, ha="center", va="bottom",
+            fontsize=TEXT)  # fmt: skip
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
     return _bare(ax, fig)

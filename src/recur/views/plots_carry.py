@@ -160,29 +160,36 @@ def plot_chain_growth(growth: ChainGrowth) -> plt.Figure:
 def plot_two_axes(n_steps: int = 4) -> plt.Figure:
     """The picture of "Why is the same Transformer worth running one more round?":
     the sequence axis t (a new input each step) against the round axis r (the same
-    input, the same update, one more round)."""
-    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    input, the same update, one more round). Boxes wide enough for their labels at the
+    size a phone needs (:func:`recur.views.style.legible`)."""
+    gap, w = 2.4, 1.75  # from one box to the next; a box's width
+    xlim, ylim = (-2.3, gap * (n_steps - 1) + 1.0), (-1.3, 2.6)
+    fig, ax = plt.subplots(
+        figsize=(0.75 * (xlim[1] - xlim[0]), 0.8 * (ylim[1] - ylim[0]))
+    )
     for k in range(n_steps):
-        box(ax, 2 * k, 1.6, f"s[t={k}, r=0]", COLORS["one"])
-        ax.text(2 * k, 2.35, f"input x{k}", ha="center", fontsize=9)
-        arrow(ax, (2 * k, 2.25), (2 * k, 1.9))
-        box(ax, 2 * k, 0, f"s[t=0, r={k}]", "#fde3c8")
+        x = gap * k
+        box(ax, x, 1.6, f"s[t={k}, r=0]", COLORS["one"], w=w)
+        ax.text(x, 2.35, f"input x{k}", ha="center", fontsize=9)
+        arrow(ax, (x, 2.25), (x, 1.9))
+        box(ax, x, 0, f"s[t=0, r={k}]", "#fde3c8", w=w)
         if k:
-            arrow(ax, (2 * k - 1.42, 1.6), (2 * k - 0.58, 1.6))
-            arrow(ax, (2 * k - 1.42, 0), (2 * k - 0.58, 0))
-            ax.text(2 * k - 1, 1.72, "cell", ha="center", fontsize=9)
-            ax.text(2 * k - 1, 0.12, "same F", ha="center", fontsize=9)
-            arrow(ax, (2 * (n_steps - 1) / 2, -0.8), (2 * k, -0.32), lw=0.6)
+            start, end = x - gap + w / 2 + 0.05, x - w / 2 - 0.05
+            arrow(ax, (start, 1.6), (end, 1.6))
+            arrow(ax, (start, 0), (end, 0))
+            ax.text(x - gap / 2, 1.72, "cell", ha="center", fontsize=9)
+            ax.text(x - gap / 2, 0.12, "F", ha="center", fontsize=9)  # the same F
+            arrow(ax, (gap * (n_steps - 1) / 2, -0.8), (x, -0.32), lw=0.6)
     ax.text(
-        2 * (n_steps - 1) / 2,
+        gap * (n_steps - 1) / 2,
         -1.0,
         "the same input x0, fed again every round (injection)",
         ha="center",
         fontsize=9,
     )
-    ax.text(-0.6, 1.6, "sequence\nstep t", ha="right", va="center", fontsize=10)
-    ax.text(-0.6, 0, "inner\nround r", ha="right", va="center", fontsize=10)
-    ax.set_xlim(-2, 2 * n_steps - 1)
-    ax.set_ylim(-1.3, 2.6)
+    ax.text(-w / 2 - 0.1, 1.6, "sequence\nstep t", ha="right", va="center", fontsize=10)
+    ax.text(-w / 2 - 0.1, 0, "inner\nround r", ha="right", va="center", fontsize=10)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
     ax.axis("off")
     return finish(fig)

@@ -99,13 +99,14 @@ VARIANT_STYLE = {
 
 
 def plot_ablation(table: pd.DataFrame) -> plt.Figure:
-    """Exact match against test rounds, one panel per width; mean over seeds (thick) and
-    every seed (thin). Dotted: width + 1 rounds, enough for any carry chain."""
+    """Exact match against test rounds, one panel per width, one above the other (each
+    keeps the column's width on a phone); mean over seeds (thick) and every seed
+    (thin). Dotted: width + 1 rounds, enough for any carry chain."""
     widths = sorted(table["bits"].unique())
     fig, axes = plt.subplots(
-        1, len(widths), figsize=(5 * len(widths), 3.8), squeeze=False
+        len(widths), 1, figsize=(6.4, 2.8 * len(widths)), squeeze=False
     )
-    for ax, n_bits in zip(axes[0], widths, strict=True):
+    for ax, n_bits in zip(axes[:, 0], widths, strict=True):
         part = table[table["bits"] == n_bits]
         for (inject, window), (color, label) in VARIANT_STYLE.items():
             runs = part[(part["inject"] == inject) & (part["loss window"] == window)]
@@ -123,8 +124,7 @@ def plot_ablation(table: pd.DataFrame) -> plt.Figure:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         exact_axis(ax)
         ax.grid(alpha=0.3)
-    axes[0][-1].legend(frameon=False, fontsize=9, loc="center right")
-    return finish(fig)
+    return legend_below(fig, axes[-1][0], per_row=2)
 
 
 def plot_gradient_by_round(norms: dict[str, np.ndarray]) -> plt.Figure:

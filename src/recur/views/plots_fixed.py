@@ -107,15 +107,16 @@ def plot_halting_rules(distance: pd.DataFrame) -> plt.Figure:
 
 
 def plot_attention_costs(table: pd.DataFrame) -> plt.Figure:
-    """Seconds (left) and memory kept for backward (right) of one UT round against
-    the length n, one line per kind of attention, on log-log axes."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.6))
+    """Seconds (top) and memory kept for backward (bottom) of one UT round against
+    the length n, one line per kind of attention, on log-log axes; one panel above the
+    other, so that each keeps the column's width on a phone."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 6.4))
     for color, (name, rows) in with_colors(table.groupby("attention", sort=False)):
-        left.loglog(rows["n"], rows["seconds"] * 1e3, "o-", color=color, label=name)
-        right.loglog(rows["n"], rows["bytes"] / MB, "o-", color=color, label=name)
+        top.loglog(rows["n"], rows["seconds"] * 1e3, "o-", color=color, label=name)
+        bottom.loglog(rows["n"], rows["bytes"] / MB, "o-", color=color, label=name)
     for ax, label in (
-        (left, "milliseconds per round"),
-        (right, "memory kept for backward (MiB)"),
+        (top, "milliseconds per round"),
+        (bottom, "memory kept for backward (MiB)"),
     ):
         ax.set_xlabel("positions n (log scale)")
         ax.set_ylabel(label)
@@ -126,7 +127,7 @@ def plot_attention_costs(table: pd.DataFrame) -> plt.Figure:
         )
         ax.minorticks_off()
         ax.grid(alpha=0.3)
-    left.legend(frameon=False, fontsize=9)
+    top.legend(frameon=False, fontsize=9)
     return finish(fig)
 
 

@@ -92,12 +92,13 @@ def halting_player(h, step: int, values, eps: float = ACT_EPS, alt: str = ""):
 def plot_ponder_map(
     steps: np.ndarray, distance: np.ndarray, n_show: int = 12
 ) -> plt.Figure:
-    """ACT steps per position (left) beside the carry distance into it (right), for the
-    same sums; bit 0 on the right as in Chapter 1."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    """ACT steps per position (top) above the carry distance into it (bottom), for the
+    same sums; bit 0 on the right as in Chapter 1. One above the other, so that each
+    keeps the column's width and its numbers stay readable on a phone."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 7.6), sharex=True)
     panels = [
-        (left, steps[:n_show], "ACT steps per position", "Oranges"),
-        (right, distance[:n_show], "carry distance into the position", "Blues"),
+        (top, steps[:n_show], "ACT steps per position", "Oranges"),
+        (bottom, distance[:n_show], "carry distance into the position", "Blues"),
     ]
     for ax, data, title, cmap in panels:
         image = ax.imshow(data[:, ::-1], cmap=cmap, aspect="auto")
@@ -108,9 +109,9 @@ def plot_ponder_map(
             range(n), ["out"] + [str(k) for k in range(n - 2, -1, -1)], fontsize=9
         )
         ax.set_title(title, fontsize=10, loc="left")
-        ax.set_xlabel("bit position")
+        ax.set_ylabel("sum")
         fig.colorbar(image, ax=ax, fraction=0.04)
-    left.set_ylabel("sum")
+    bottom.set_xlabel("bit position")
     return finish(fig)
 
 
@@ -166,30 +167,25 @@ def plot_waiting_halting(
     tables: dict[str, pd.DataFrame], trained_bits: int
 ) -> plt.Figure:
     """Mean halting probability h_r of positions still waiting for their carry, by
-    round r (tables from ``halting_while_waiting``, one line each), with the running
-    sum of those means: ACT halts a position once its sum reaches 1 - eps."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    round r (tables from ``halting_while_waiting``, one line each; top), above the
+    running sum of those means (bottom): ACT halts a position once its sum reaches
+    1 - eps. One legend below both."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 5.6), sharex=True)
     colors = variant_colors(len(tables))
     for (name, table), color in zip(tables.items(), colors, strict=True):
         h = table["mean h while waiting"]
-        left.plot(h.index, h.values, "o-", color=color, label=name)
-        right.plot(h.index, h.cumsum().values, "o-", color=color, label=name)
-    for ax in (left, right):
+        top.plot(h.index, h.values, "o-", color=color, label=name)
+        bottom.plot(h.index, h.cumsum().values, "o-", color=color, label=name)
+    for ax in (top, bottom):
         ax.axvline(trained_bits, color="k", ls=":", lw=1)
-        ax.set_xlabel("round r")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
-    left.text(
-        trained_bits + 0.2,
-        0.9,
-        f"longest wait in\ntraining: {trained_bits}",
-        fontsize=9,
-        va="top",
-    )
-    right.axhline(0.99, color="k", ls="--", lw=1)
-    right.text(1, 1.03, "1 − ε = 0.99: halt", fontsize=9)
-    left.set_ylabel("mean $h_r$ while waiting")
-    right.set_ylabel("running sum of the means")
-    left.set_ylim(-0.02, 1.02)
-    left.legend(frameon=False, fontsize=9)
-    return finish(fig)
+    bottom.set_xlabel("round r")
+    top.text(trained_bits + 0.2, 0.9, f"longest wait in training: {trained_bits}",
+             fontsize=9, va="top")  # fmt: skip
+    bottom.axhline(1 - ACT_EPS, color="k", ls="--", lw=1)
+    bottom.text(1, 1.03, f"1 − ε = {1 - ACT_EPS:.2f}: halt", fontsize=9)
+    top.set_ylabel("mean $h_r$ while waiting")
+    bottom.set_ylabel("running sum\nof the means")
+    top.set_ylim(-0.02, 1.02)
+    return legend_below(fig, top, per_row=2)

@@ -122,7 +122,8 @@ def plot_pairs(table: pd.DataFrame, past: str, right: str, flag: str) -> plt.Fig
         ax.set_ylim(-0.3, top * 1.5)
         ax.set_xlabel("bits per operand")
         word = "each pair read as a set" if as_set else "pairs as they come"
-        ax.set_title(f"{word}: {met} of {runs['seed'].nunique()} on time", fontsize=10)
+        n_seeds = runs["seed"].nunique()
+        ax.set_title(f"{word}:\n{met} of {n_seeds} on time", fontsize=10)  # two lines
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("most rounds past the carry\n(the hardest sums)")
     return finish(fig)

@@ -236,13 +236,12 @@ def legend_below(fig: plt.Figure, ax, per_row: int = 4) -> plt.Figure:
     covers no data; the letters made legible (:func:`legible`) like every figure's."""
     handles, labels = ax.get_legend_handles_labels()
     n_rows = -(-len(labels) // per_row)
-    scale = text_scale(fig)
-    row = 0.25 * scale  # inches per legend row at the legend's (scaled) size
+    size = max(9 * text_scale(fig), smallest_text_points(fig))  # as legible as the rest
+    row = 2 * size / 72  # inches per legend row: twice its letters' size
     fig.set_figheight(fig.get_figheight() + row * n_rows)
     legible(fig)
     fig.legend(
-        handles, labels, loc="lower center", ncol=per_row, frameon=False,
-        fontsize=9 * scale,
+        handles, labels, loc="lower center", ncol=per_row, frameon=False, fontsize=size
     )  # fmt: skip
     fig.tight_layout(rect=(0, row * n_rows / fig.get_figheight() + 0.01, 1, 1))
     plt.close(fig)
