@@ -1,6 +1,8 @@
 """The library's layers: each module imports only from its own layer and those below it,
 views never reach training, a chapter never imports another chapter, no import hides
-inside a function, no module is long."""
+inside a function, no module is long. The scripts of ``benchmarks/`` sit above the
+library: they may import any of it, the library never imports them, and no script
+imports the tests' own modules."""
 
 import ast
 from pathlib import Path
@@ -8,6 +10,8 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).parent.parent / "src" / "recur"
+SCRIPTS = Path(__file__).parent.parent / "benchmarks"
+TESTS_OWN = ("conftest", "fake_accelerator")  # the tests' modules, not a library
 
 # Each layer and the layers it may import from (itself included).
 MAY_IMPORT = {
@@ -133,3 +137,49 @@ def test_the_check_refuses_a_view_that_trains_and_a_model_that_plots():
     ]:
         imports = _recur_imports(ast.parse(line))
         assert not all(_allowed(layer, t) for _, t in imports), line
+
+
+def _scripts() -> list[Path]:
+    return sorted(SCRIPTS.glob("*.py"))
+
+
+def script_names() -> set[str]:
+    return {p.stem for p in _scripts()}
+
+
+def library_imports_of_scripts(path: Path) -> list[str]:
+    """The scripts of ``benchmarks/`` (or the tests' modules) that a module imports."""
+    tree = ast.parse(path.read_text())
+    names = script_names() | set(TESTS_OWN)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            if (node.module or "").split(".")[0] in names:
+                found.append(node.module)
+    return found
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_the_library_never_imports_a_script(path):
+    assert not library_imports_of_scripts(path)
+
+
+@pytest.mark.parametrize("path", _scripts(), ids=lambda p: p.name)
+def test_a_script_imports_no_module_of_the_tests(path):
+    """What a script shares with the tests (the Chromium they run) lives in the
+    library (``recur.core.chromium``), not in ``tests/conftest.py``."""
+    tree = ast.parse(path.read_text())
+    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
+                for a in n.names]  # fmt: skip
+    imported += [
+        n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+    ]
+    assert not [m for m in imported if m.split(".")[0] in TESTS_OWN], imported
+
+
+def test_the_script_checks_see_a_planted_import(tmp_path):
+    module = tmp_path / "planted.py"
+    module.write_text("import cluster\nfrom conftest import chromium_path\n")
+    assert library_imports_of_scripts(module) == ["cluster", "conftest"]
