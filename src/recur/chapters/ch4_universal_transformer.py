@@ -20,9 +20,9 @@ from recur.views.text import percent_text
 def train_local_ut(seed: int = 0, max_attempts: int = 2, **overrides) -> CheckedRun:
     """Chapter 4's training procedure: :data:`LOCAL_UT`, and if 1,500 steps do not get
     every held-out pair right, again from the next seed of
-    :func:`recur.training.config.attempt_seeds`, at most ``max_attempts`` runs (the
-    restart of Chapters 2, 6 and 7); its check asks no more than every held-out pair
-    right. The restart and the step cap rest on the live
+    :func:`recur.training.config.attempt_seeds`, at most ``max_attempts`` runs
+    (:func:`recur.training.config.restarting`); its check asks no more than every
+    held-out pair right. The restart and the step cap rest on the live
     study's seeds (``data/live_seeds.csv``) and on seeds 820-859, used for nothing else,
     where every run got every held-out pair right by step 1,100. ``overrides`` go to
     :func:`train_ut` (``device``, ``progress``, ...)."""

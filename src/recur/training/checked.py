@@ -1,7 +1,8 @@
-"""Training with a check and restarts, as Chapters 2, 4 and 7 train their models: a run
-stops at the first check that passes; if none does, training starts again from the
-next seed of :func:`recur.training.config.attempt_seeds`. Each chapter brings its own
-check (Chapter 2's: held-out answers that stay right through :data:`STAY_ROUNDS`).
+"""Training with a check and restarts, as Chapters 2 and 7 train their cells (which
+chapters restart, and how, is said once, at :func:`recur.training.config.restarting`):
+a run stops at the first check that passes; if none does, training starts again from
+the next seed of :func:`recur.training.config.attempt_seeds`. Each chapter brings its
+own check (Chapter 2's: held-out answers that stay right through :data:`STAY_ROUNDS`).
 Chapter 6's procedure, with its checkpoints and giving up, is in its chapter."""
 
 from __future__ import annotations
