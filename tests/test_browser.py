@@ -528,9 +528,10 @@ def test_each_check_of_a_page_can_fail(page, site):
         """() => {
         // one figure wider than the column, one shrunk until its letters are tiny
         const figures = 'article img:not([id^=_anim_img])';
-        const [wide, tiny] = document.querySelectorAll(figures);
+        const wide = document.querySelector(figures), tiny = wide.cloneNode();
         wide.style.setProperty('max-width', 'none');
         tiny.style.setProperty('width', '60px');
+        document.querySelector('article').append(tiny);
         }"""
     )
     unfit = _figures_fit_and_read(page, "planted")

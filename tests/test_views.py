@@ -670,6 +670,25 @@ def test_a_legend_below_the_panels_is_as_legible_on_a_phone_as_the_rest():
     assert fig.legends and smallest_text_px(fig, 3.72) == pytest.approx(8.5)
 
 
+def test_a_legend_of_long_labels_does_not_widen_its_figure():
+    """Three 50-letter labels side by side made a 6.4-inch figure's PNG 9.9 inches
+    wide, and so its letters a third smaller on a phone; they go one per row."""
+    import io
+
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from recur.views.style import figure_png, legend_below
+
+    fig, ax = plt.subplots(figsize=(6.4, 3))
+    for k in range(3):
+        ax.plot([0, 1], [k, k + 1], label=f"{k} " + "x" * 48)
+    legend_below(fig, ax, per_row=4)
+    image = Image.open(io.BytesIO(figure_png(fig)[0]))
+    assert image.width / image.info["dpi"][0] <= 6.4 + 0.1
+    assert len(fig.legends[0].get_texts()) == 3 and fig.legends[0]._ncols == 1
+
+
 def test_a_shown_figure_records_its_smallest_text_in_its_png():
     """The browser's phone check reads the size of a figure's smallest letters from
     its PNG: written there, it must be the figure's smallest text, in points."""

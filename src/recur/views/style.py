@@ -231,12 +231,26 @@ def width_axis(ax, widths: list[int], trained_bits: int, title: str) -> None:
     ax.grid(alpha=0.3)
 
 
+CHAR_EM = 0.6  # a letter's mean width, in ems of its size (DejaVu Sans, about)
+
+
+def _entries_that_fit(labels: list[str], size: float, width: float) -> int:
+    """How many legend entries of ``labels`` at ``size`` points fit side by side in
+    ``width`` inches (each with its handle and gap, about 3 ems): at least one. A
+    legend wider than its figure widens the saved image, and shrinks every letter of it
+    on a phone."""
+    widest = max((len(label) for label in labels), default=1)
+    entry = (widest * CHAR_EM + 3) * size / 72  # inches
+    return max(1, int(width // entry))
+
+
 def legend_below(fig: plt.Figure, ax, per_row: int = 4) -> plt.Figure:
     """One legend for all panels, ``per_row`` entries per row, below them, where it
     covers no data; the letters made legible (:func:`legible`) like every figure's."""
     handles, labels = ax.get_legend_handles_labels()
-    n_rows = -(-len(labels) // per_row)
     size = max(9 * text_scale(fig), smallest_text_points(fig))  # as legible as the rest
+    per_row = min(per_row, _entries_that_fit(labels, size, fig.get_figwidth()))
+    n_rows = -(-len(labels) // per_row)
     row = 2 * size / 72  # inches per legend row: twice its letters' size
     fig.set_figheight(fig.get_figheight() + row * n_rows)
     legible(fig)
