@@ -106,18 +106,6 @@ def test_the_long_chain_words_say_no_more_than_the_runs():
     )
 
 
-def test_passed_after_counts_first_passes_past_the_step():
-    from recur.chapters.ch6_check import passed_after
-
-    checks = pd.DataFrame({
-        "seed": [1, 1, 2, 2, 3], "step": [600, 1100, 600, 700, 1200],
-        "passed": [False, True, True, True, False],
-    })  # fmt: skip
-    assert passed_after(checks, 1000) == 1  # seed 1 first passed at 1100
-    assert passed_after(checks, 600) == 1  # seed 2 passed at 600, not after
-    assert passed_after(checks, 500) == 2
-
-
 def test_the_act_explorer_writes_the_model_it_is_given_under_its_name(
     monkeypatch, tmp_path
 ):

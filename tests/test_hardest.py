@@ -93,7 +93,7 @@ from recur.chapters.ch6_hardest import (  # noqa: E402
     hardest_words,
     readouts_by_round,
 )
-from recur.core.intervals import interval_range, interval_words, wilson  # noqa: E402
+from recur.core.intervals import interval_range, interval_text, wilson  # noqa: E402
 from recur.models.ut import UniversalTransformer  # noqa: E402
 from recur.studies.hardest_study import hardest_by_width, hardest_counts  # noqa: E402
 from test_measurements import Scripted  # noqa: E402
@@ -162,9 +162,7 @@ def test_wilson_by_hand():
     half = 1.959964 * (0.25 / 20 + z2 / 1600) ** 0.5 / (1 + z2 / 20)
     assert (low, high) == pytest.approx((0.5 - half, 0.5 + half), abs=1e-6)
     assert wilson(0, 20) == pytest.approx((0.0, 1 - 20 / (20 + z2)), abs=1e-6)
-    assert (
-        interval_words(20, 20) == "20 of 20 (a rate of 84% to 100% at 95% confidence)"
-    )
+    assert interval_text(20, 20) == "a rate of 84% to 100% at 95% confidence"
     assert interval_range(19, 20) == "76% to 99%"  # 0.7639 and 0.9911, by the formula
 
 

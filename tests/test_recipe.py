@@ -16,7 +16,7 @@ from recur.chapters import ch4_universal_transformer, ch6_act_ut, ch6_measures
 from recur.chapters.ch6_act_ut import train_book_act
 from recur.chapters.ch6_check import ActCheck
 from recur.models.cell import LocalCell
-from recur.studies import give_up_study, seed_study
+from recur.studies import seed_study
 from recur.studies.seed_study import act_succeeded, act_verdict
 from recur.training import ut_recipe
 from recur.training.config import GiveUp, TrainConfig, restarting
@@ -318,37 +318,6 @@ def test_the_bar_the_page_states_is_the_bar_the_code_applies():
     assert seed_study.the_bar() == {"exact": 0.99, "chains": 0.97, "beyond": 0.5}
 
 
-def test_widest_width_reached_and_the_wide_bar_by_hand():
-    from recur.studies.seed_study import wide_counts, widest_reached
-
-    def runs(seed, rows):
-        return pd.DataFrame(
-            [{"seed": seed, "bits": b, "exact": e, "exact, long chains": c}
-             for b, e, c in rows]
-        )  # fmt: skip
-
-    ok = runs(0, [(8, 1.0, 1.0), (128, 1.0, 0.99), (256, 0.995, 0.95),
-                  (512, 0.99, 0.96), (1024, 0.99, 0.5)])  # fmt: skip
-    # seed 1: random sums fine everywhere, long chains lost from 256 bits on
-    short = runs(1, [(8, 1.0, 1.0), (128, 1.0, 0.97), (256, 1.0, 0.949),
-                     (512, 1.0, 0.9), (1024, 1.0, 0.8)])  # fmt: skip
-    assert widest_reached(ok) == 512  # 1,024: long chains at 50%
-    assert widest_reached(short) == 128  # 0.949 < 0.95 at 256
-    assert widest_reached(runs(2, [(8, 0.98, 1.0), (128, 1.0, 1.0)])) == 0
-    untested = runs(3, [(8, 1.0, 1.0), (256, 1.0, 0.97), (512, 0.995, float("nan"))])
-    assert widest_reached(untested) == 512  # no long chains at 512: random sums decide
-    counts = wide_counts(pd.concat([ok, short]))
-    assert counts == {"met": 1, "n": 2, "median_widest": 320.0,
-                      "least_widest": 128, "most_widest": 512}  # fmt: skip
-    three = pd.concat([ok, short, runs(4, [(8, 1.0, 1.0), (128, 1.0, 0.8)])])
-    spread = "512 bits for 1 seed, 128 for 1 seed and 8 for 1 seed"
-    assert seed_study.widest_words(three) == spread
-    assert (
-        seed_study.widest_words(pd.concat([ok, ok.assign(seed=5)]))
-        == "512 bits for 2 seeds"
-    )
-
-
 def test_changed_outcomes_by_hand():
     rows = lambda flags: pd.DataFrame(  # noqa: E731
         {"recipe": "A", "seed": [0, 1, 2, 3], "bits": 64, "success": flags}
@@ -374,24 +343,6 @@ def _study(runs: dict) -> pd.DataFrame:
                 {"variant": variant, "seed": seed, "bits": bits} | row.to_dict()
             )
     return pd.DataFrame(rows)
-
-
-def test_runs_that_met_by_hand():
-    first = _study(
-        {("Z", 0): None, ("Z", 1): "chains", ("B", 0): "late", ("B", 1): None}
-    )
-    second = _study(
-        {("Z", 0): "random", ("Z", 1): "chains", ("B", 0): None, ("B", 1): None}
-    )
-    met = seed_study.met_by_run(first)
-    assert met.to_dict() == {("Z", 0): True, ("Z", 1): False, ("B", 0): False,
-                             ("B", 1): True}  # fmt: skip
-    table = seed_study.runs_that_met(first, second, ("one", "two"))
-    assert table.index.tolist() == ["Z", "B"]  # the study's order, not sorted
-    assert table["runs in each"].tolist() == [2, 2]
-    assert table["met the bar, one"].tolist() == [1, 1]
-    assert table["met the bar, two"].tolist() == [0, 2]
-    assert table["changed outcome"].tolist() == [1, 1]  # Z seed 0; B seed 0
 
 
 def test_robust_words_by_hand():
@@ -445,17 +396,6 @@ def test_failure_words_by_hand():
     )
 
 
-def test_rounding_words_by_hand():
-    same = {"here": 20, "there": 20, "changed": 0, "n": 20}
-    expected = "So expect 20 of 20 on a CPU like this one."
-    assert seed_study.rounding_words(same) == expected
-    moved = {"here": 19, "there": 18, "changed": 3, "n": 20}
-    assert seed_study.rounding_words(moved) == (
-        "So expect 18 to 19 of 20 on a CPU like this one, and a different list of "
-        "seeds."
-    )
-
-
 def test_a_run_gives_up_when_its_check_says_so():
     """``done`` raising GiveUp stops training at that check, without reaching the
     target, and the words say so."""
@@ -490,20 +430,6 @@ def test_a_bar_says_why_a_run_stopped_early():
         bar.update(4)
         _finish(bar, False, gave_up)
         assert bar.total == 4 and bar.desc.startswith(f"training ({why})")
-
-
-def test_give_up_counts_by_hand():
-    """Seed 1 first passes at step 800 (and again later), seed 2 never, seed 3 at
-    600: 3 runs, 2 passed, the latest first pass at 800, 1 never."""
-    checks = pd.DataFrame(
-        {
-            "seed": [1, 1, 1, 1, 2, 2, 3],
-            "step": [600, 700, 800, 900, 600, 700, 600],
-            "passed": [False, False, True, True, False, False, True],
-        }
-    )
-    counts = give_up_study.give_up_counts(checks)
-    assert counts == {"n": 3, "passed": 2, "latest": 800, "never": 1}
 
 
 def _with_train_ut_defaults(recipe: dict) -> dict:

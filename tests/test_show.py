@@ -83,24 +83,6 @@ def test_the_library_imports_without_ipython():
     assert result.returncode == 0, result.stderr
 
 
-def test_count_words_by_hand():
-    from recur.views.text import count_words
-
-    assert count_words(14, 13) == "more than"
-    assert count_words(12, 13) == "fewer than"
-    assert count_words(13, 13) == "as many as"
-
-
-def test_how_many_by_hand():
-    from recur.views.text import how_many
-
-    assert how_many(0, "seed") == "no seed"
-    assert how_many(1, "seed") == "1 seed"  # "1 seeds met it" was on the page
-    assert how_many(3, "seed") == "3 seeds"
-    with pytest.raises(ValueError, match="count"):
-        how_many(-1, "seed")
-
-
 def test_reading_minutes_by_hand(tmp_path):
     import json
 

@@ -237,10 +237,3 @@ def restart_counts(runs: pd.DataFrame) -> dict[str, int]:
         "met": int(per_seed["success"].sum()),
         "both": int((per_seed["check passed"] & per_seed["success"]).sum()),
     }
-
-
-def passed_after(checks: pd.DataFrame, step: int) -> int:
-    """Runs (of a table of every check of first runs, as ``act_give_up.csv``) whose
-    first passing check came after ``step``: those a give-up at ``step`` cut short."""
-    first = checks[checks["passed"].astype(bool)].groupby("seed")["step"].min()
-    return int((first > step).sum())

@@ -33,9 +33,3 @@ def interval_text(k: int, n: int) -> str:
     """The 95% interval of ``k`` in ``n`` for a page: 'a rate of 84% to 100% at 95%
     confidence'."""
     return f"a rate of {interval_range(k, n)} at {CONFIDENCE:.0%} confidence"
-
-
-def interval_words(k: int, n: int) -> str:
-    """``k of n`` with its 95% interval: '20 of 20 (a rate of 84% to 100% at 95%
-    confidence)'."""
-    return f"{k} of {n} ({interval_text(k, n)})"

@@ -43,17 +43,3 @@ def first_run_checks(
     tasks = [FirstRunJob(seed, overrides) for seed in seeds]
     results = run_jobs(_first_run_rows, tasks, jobs)
     return pd.DataFrame([row for rows in results for row in rows])
-
-
-def give_up_counts(checks: pd.DataFrame) -> dict:
-    """From a :func:`first_run_checks` table: how many first runs (``n``), how many
-    passed a check (``passed``), the latest step at which one first passed
-    (``latest``), and how many never passed in all their steps (``never``)."""
-    runs = checks.groupby("seed")
-    first_pass = checks[checks["passed"]].groupby("seed")["step"].min()  # (passed,)
-    return {
-        "n": runs.ngroups,
-        "passed": len(first_pass),
-        "latest": int(first_pass.max()) if len(first_pass) else 0,
-        "never": runs.ngroups - len(first_pass),
-    }

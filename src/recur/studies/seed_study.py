@@ -265,15 +265,6 @@ def failure_words(counts: dict) -> str:
     )
 
 
-def rounding_words(rounding: dict) -> str:
-    """A sentence for a page from :func:`changed_outcomes`: what to expect on a CPU
-    like this one. Another list of seeds is promised only where the two roundings
-    passed different seeds."""
-    expect = count_range(rounding["here"], rounding["there"])
-    words = f"So expect {expect} of {rounding['n']} on a CPU like this one"
-    return words + (", and a different list of seeds." if rounding["changed"] else ".")
-
-
 def _runs_at(table: pd.DataFrame, recipe: str, n_bits: int) -> pd.DataFrame:
     """One recipe's rows of a :func:`seed_runs` table at one width: a row per seed."""
     return table[(table["recipe"] == recipe) & (table["bits"] == n_bits)]
@@ -299,25 +290,6 @@ def _changed(first: pd.Series, second: pd.Series) -> pd.Series:
     """Per run in both: True where it met the bar in one and not the other."""
     both = first.index.intersection(second.index)
     return first[both] != second[both]
-
-
-def runs_that_met(
-    table: pd.DataFrame, other: pd.DataFrame, names: tuple[str, str]
-) -> pd.DataFrame:
-    """An :func:`act_runs` study with long chains (``recipe``) run twice with the same
-    seeds, once as ``table`` and once as ``other`` (``names`` say how they differ):
-    per variant, its runs in each, how many met the bar (:func:`act_succeeded`) in
-    each, and how many seeds met it in one and not the other."""
-    first, second = met_by_run(table), met_by_run(other)
-    by_variant = {"sort": False, "level": 0}
-    return pd.DataFrame(
-        {
-            "runs in each": first.groupby(**by_variant).size(),
-            f"met the bar, {names[0]}": first.groupby(**by_variant).sum(),
-            f"met the bar, {names[1]}": second.groupby(**by_variant).sum(),
-            "changed outcome": _changed(first, second).groupby(**by_variant).sum(),
-        }
-    ).astype(int)
 
 
 def met_by_run(table: pd.DataFrame) -> pd.Series:
@@ -359,16 +331,3 @@ def wide_counts(table: pd.DataFrame) -> dict:
 def _widest_by_seed(table: pd.DataFrame) -> pd.Series:
     """:func:`widest_reached` for each seed of a ``wide`` study table."""
     return table.groupby("seed").apply(widest_reached, include_groups=False)
-
-
-def widest_words(table: pd.DataFrame) -> str:
-    """How the widest width reached (:func:`widest_reached`) spreads over the seeds
-    of the ``wide`` study, widest first, as words: "1,024 bits for 10 seeds, 128 for
-    6 and 8 for 4"."""
-    counts = _widest_by_seed(table).value_counts().sort_index(ascending=False)
-    parts = [f"{width:,}" + (" bits" if k == 0 else "") + f" for {count} seed"
-             + ("" if count == 1 else "s")
-             for k, (width, count) in enumerate(counts.items())]  # fmt: skip
-    if len(parts) == 1:
-        return parts[0]
-    return ", ".join(parts[:-1]) + " and " + parts[-1]

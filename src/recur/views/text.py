@@ -67,22 +67,6 @@ def more_word(count: float, other: float) -> str:
     return "more" if count > other else "fewer" if count < other else "as many"
 
 
-def count_words(count: int, other: int) -> str:
-    """:func:`more_word` for a sentence: "more than", "fewer than" or "as many as"."""
-    word = more_word(count, other)
-    return f"{word} {'as' if word == 'as many' else 'than'}"
-
-
-def how_many(count: int, noun: str) -> str:
-    """A count for a sentence: "no seed", "1 seed", "3 seeds" (``noun`` singular,
-    plural by adding "s")."""
-    if count < 0:
-        raise ValueError(f"a count must be >= 0, got {count}")
-    if count == 0:
-        return f"no {noun}"
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def share_words(share: float, every: str, some: str) -> str:
     """Words for a measured share at its limit and below it ("is at least
     100.0%" read oddly): ``every`` when it is 1, else ``some`` with ``{}`` filled by
