@@ -220,8 +220,20 @@ def test_ch3_example_and_gradient_values():
         "no injection, every round": ["00 ✗", "10 ✗", "01 ✗", "11 ✓"],
     }, index=[1, 2, 3, 9])  # fmt: skip
     assert ch3.example_values(example) == {
-        "ex3_inject": 3, "ex3_every": 9, "ex3_final_right": 1,
+        "ex3_inject": 3, "ex3_final_right": 1,
+        "ex3_every_words": "is right from round 9 on: a 4-bit sum is too short to "
+        "show the decay that the 32-bit numbers above show",
         "ex3_final_words": "after 1 of these 4 rounds"}  # fmt: skip
+    # the page's own case: right after rounds 3 to 9, wrong after 18 and 36 (its first
+    # right round was once printed as None)
+    decays = pd.Series(["0 ✗", "1 ✓", "1 ✓", "0 ✗", "0 ✗"], index=[2, 3, 9, 18, 36])
+    assert ch3.kept_or_lost(decays) == (
+        "is right after rounds 3 to 9 and wrong again after rounds 18 and 36: the "
+        "decay of the 32-bit numbers above, on a 4-bit sum"
+    )
+    assert ch3.kept_or_lost(decays.str.replace("✓", "✗")) == (
+        "is never right in these rounds"
+    )
     never = example.assign(**{"no injection, final loss": ["11 ✗"] * 4})
     assert ch3.example_values(never)["ex3_final_words"] == (
         "after none of these 4 rounds"

@@ -158,7 +158,8 @@ def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> di
     and 3 (``shows`` and ``early``); whether it reaches ``bar`` after any round
     (``exact``, with its share after round ``trained``, the last its loss read, and
     ``reach``, with where it ended if it fell back)."""
-    ahead = bool((full.loc[2:3] > rule.loc[2:3] + SAME).all())
+    beats = [r for r in (2, 3) if full[r] > rule[r] + SAME]  # rounds it is ahead
+    ahead = len(beats) == 2
     reached = full.index[(full >= bar).to_numpy()]
     last = full.index[-1]
     if len(reached):
@@ -169,14 +170,33 @@ def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> di
             f"{bar:.0%} of the sums after any of the {last} rounds"
         )
     return {
-        "shows": "and here it shows" if ahead else "though this run does not show it",
-        "early": "was right on more sums than the rule after rounds 2 and 3"
-        if ahead
-        else "was not right on more sums than the rule after both rounds 2 and 3",
+        "shows": _shows_words(beats),
+        "early": _early_words(beats),
         "exact": f"{exact} ({percent_text(full[trained])} after round {trained}, the "
         "last it was trained on)",
         "reach": _reach_words(full, bar, reached),
     }
+
+
+def _shows_words(beats: list[int]) -> str:
+    """Whether this run shows full attention ahead of the rule, after which of rounds
+    2 and 3 (``beats``)."""
+    if not beats:
+        return "though this run does not show it"
+    if len(beats) == 2:
+        return "and here it shows"
+    return f"and here it shows after round {beats[0]}"
+
+
+def _early_words(beats: list[int]) -> str:
+    """How the full-attention UT compared with the rule after rounds 2 and 3."""
+    if len(beats) == 2:
+        return "was right on more sums than the rule after rounds 2 and 3"
+    if not beats:
+        return "was right on no more sums than the rule after round 2 or round 3"
+    other = 5 - beats[0]  # the other of rounds 2 and 3
+    return (f"was right on more sums than the rule after round {beats[0]}, and on no "
+            f"more after round {other}")  # fmt: skip
 
 
 def _reach_words(full: pd.Series, bar: float, reached: pd.Index) -> str:

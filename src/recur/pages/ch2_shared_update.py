@@ -25,6 +25,7 @@ from recur.studies.live import (
     live_seed_values,
     page_counts,
 )
+from recur.studies.seed_study import robust_words
 from recur.training.checked import STAY_ROUNDS
 from recur.views.bench_view import chapter_time
 from recur.views.explorers import MAX_BITS, PAGE_MAX_BITS
@@ -56,7 +57,8 @@ def study_values(data="data") -> dict:
     run per seed stopped at the first 100% (``live_seeds_first_100.csv``, ``first_``)
     the seeds trained in the browser (``browser_cell_seeds.csv``, ``page_train_``)
     and twenty more that no choice was made on (``browser_cell_seeds_new.csv``,
-    ``page_new_``, with the interval of its count), and the holding recipe trained in
+    ``page_new_``, with the interval of its count and whether those that added the
+    wide sums meet the book's bar), and the holding recipe trained in
     the page (``browser_cell_holding.csv``, ``page_hold_``)."""
     read = partial(read_table, data)  # read("live_seeds"): data/live_seeds.csv
     seeds = live_seed_values(read("live_seeds"), CHAPTER2_CELL) | {"sums": WIDE_SUMS}
@@ -65,6 +67,7 @@ def study_values(data="data") -> dict:
     values |= prefixed("page_train", page_counts(read("browser_cell_seeds")))
     fresh = page_counts(read("browser_cell_seeds_new"))
     fresh["interval"] = interval_text(fresh["passed"], fresh["n"])
+    fresh["wide_words"] = robust_words(fresh["wide"], fresh["n"])
     values |= prefixed("page_new", fresh)
     values |= prefixed("page_hold", holding_page_counts(read("browser_cell_holding")))
     return {key: plain(value) for key, value in values.items()}

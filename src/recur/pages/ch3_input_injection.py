@@ -51,9 +51,28 @@ def example_values(example: pd.DataFrame) -> dict:
     rounds = len(example)
     said = f"after none of these {rounds} rounds" if right == 0 else (
         f"after {right} of these {rounds} rounds")  # fmt: skip
-    return {"ex3_inject": first["injected"],
-            "ex3_every": first["no injection, every round"],
+    every = example["no injection, every round"]
+    return {"ex3_inject": first["injected"], "ex3_every_words": kept_or_lost(every),
             "ex3_final_right": right, "ex3_final_words": said}  # fmt: skip
+
+
+def kept_or_lost(column: pd.Series) -> str:
+    """What a column of the running example's table (readouts after the rounds of its
+    index, "✓" where right) says of a cell: right from some round on, right and then
+    wrong again (the decay), or never right."""
+    right = [r for r, text in column.items() if text.endswith("✓")]
+    if not right:
+        return "is never right in these rounds"
+    lost = [r for r, text in column.items() if r > right[-1]]
+    if not lost:
+        return (f"is right from round {right[0]} on: a 4-bit sum is too short to show "
+                "the decay that the 32-bit numbers above show")  # fmt: skip
+    when = " and ".join(str(r) for r in lost[:2]) + (", ..." if len(lost) > 2 else "")
+    return (
+        f"is right after rounds {right[0]} to {right[-1]} and wrong again after "
+        f"round{'s' * (len(lost) > 1)} {when}: the decay of the 32-bit numbers "
+        "above, on a 4-bit sum"
+    )
 
 
 def gradient_values(norms: dict) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from recur.core.bars import HARDEST_PAST
 from recur.models.cell import LocalCell
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies.hardest_study import hardest_counts
@@ -17,13 +18,15 @@ from recur.views.text import WORDS_PER_MINUTE
 def code_values() -> dict:
     """What the introduction states from the code: Chapter 2's cell's parameters, the
     widest training sum, the widest sums of the live tests and the rounds they run,
-    how many times the trained width Chapter 6 tests, and the reading speed."""
+    how many times the trained width Chapter 6 tests, the rounds past its carry that a
+    position may halt on the hardest sums, and the reading speed."""
     trained = TrainConfig().max_bits  # the widest training sum of every chapter
     return prefixed("intro", {
         "cell_params": sum(p.numel() for p in LocalCell().parameters()),
         "trained": trained, "wide": WIDE_BITS, "wide_rounds": WIDE_BITS + 1,
         "act_wider": SEED_WIDTHS[-1] // trained,  # Chapter 6's widest test
         "words_per_minute": WORDS_PER_MINUTE,
+        "hard_past": HARDEST_PAST,  # "on time": rounds past the carry allowed
     })  # fmt: skip
 
 
