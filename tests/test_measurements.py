@@ -780,7 +780,8 @@ def test_clock_words_by_hand():
     table = pd.concat([_waiting(0, late), _waiting(1, halts), _waiting(2, never)])
     assert clock_words(table) == (
         "differs from seed to seed. In one seed it stays below 0.1 up to round 8 and "
-        "then grows, up to 0.50: the halting units read the round off the signal. In "
+        "then grows, up to 0.50, as if the halting units read the round off the "
+        "signal. In "
         "another seed it reaches 0.60 and its running sum passes 0.99 by round 2, so "
         "the positions halt long before their carry. In the third seed it stays below "
         "0.1 in every round"

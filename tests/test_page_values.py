@@ -205,7 +205,7 @@ def test_ch3_ablation_values_read_the_summary_and_the_seeds_that_lose():
         "abl_budget_steps": 1000, "abl_budget_pairs": 10_000, "abl_budget_sums": 500,
         "abl_True_1_8_1x": 1.0, "abl_True_1_8_4x": 0.5,
         "abl_False_all_32_1x": 0.25, "abl_False_all_32_4x": 0.125,
-        "abl_kept": "the task is learned, and not always kept: with more rounds, "
+        "abl_kept": "the task is learned, and not always kept: past n + 1 rounds, "
         "1 of 3 seeds at 8 bits and 1 of 3 seeds at 32 bits lose sums",
         "abl_lost_32": "1 of 3",
     }  # fmt: skip

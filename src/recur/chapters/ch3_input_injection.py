@@ -176,7 +176,7 @@ def kept_words(lost: dict) -> str:
     kept when every seed lost sums at every width, kept when none did, else the
     counts."""
     n, widths = lost["n"], [k for k in lost if k != "n"]
-    more = "with more rounds"
+    more = "past n + 1 rounds"  # against the trained rounds, not against a peak
     if all(lost[w] == n for w in widths):
         return f"the task is learned but not kept: {more} every seed loses sums"
     if not any(lost[w] for w in widths):

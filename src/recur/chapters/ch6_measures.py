@@ -278,7 +278,7 @@ def clock_words(waiting: pd.DataFrame) -> str:
             "halts": f"reaches {h:.2f} and its running sum passes {HALT_AT} by round "
             f"{r}, so the positions halt long before their carry",
             "late": f"stays below {SMALL_H} up to round {TRAINED_WAIT} and then grows, "
-            f"up to {h:.2f}: the halting units read the round off the signal",
+            f"up to {h:.2f}, as if the halting units read the round off the signal",
             "high": f"reaches {h:.2f} by round {r} without halting the positions",
             "never": f"stays below {SMALL_H} in every round",
         }[kind]
