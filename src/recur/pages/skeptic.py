@@ -135,6 +135,8 @@ def skeptic_values(data="data") -> dict:
         values[f"sk_{key}_median_s"] = float(runs["train seconds"].median())
     values["sk_choose_hdeq_unchecked"] = unchecked(choose, "holding DEQ cell")
     values |= _counts(wide, "sk_", (4096,))
+    better = values["sk_hdeq_1024_met"] > values["sk_deq_1024_met"]
+    values["sk_hdeq_better"] = "did better" if better else "did no better"
     return values
 
 
