@@ -455,13 +455,11 @@ def test_the_page_adds_the_halting_sum_in_float32_as_the_library_does(page, site
     position's h is the same constant (halting weights 0), so every position must
     halt at the step worked out by hand above."""
     from recur.models.ut import UniversalTransformer
-    from recur.training.ut_recipe import BOOK_ACT, UT_SIZE
+    from recur.training.ut_recipe import BOOK_ACT
     from recur.views.export import model_spec
 
     torch.manual_seed(0)
-    model = UniversalTransformer(
-        window=1, act=True, **UT_SIZE, **BOOK_ACT.settings()["model_options"]
-    ).eval()
+    model = UniversalTransformer(BOOK_ACT.model).eval()
     with torch.no_grad():
         model.halting.linear.weight.zero_()
         model.halting.linear.bias.fill_(bias)

@@ -13,7 +13,7 @@ from recur.models.cell import LocalCell
 from recur.models.deq import EquilibriumCell
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer
-from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, UT_SIZE
+from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT
 from recur.views.export import _packed, model_from_spec, model_spec, write_model_script
 
 
@@ -25,24 +25,17 @@ def test_a_weight_travels_as_little_endian_float32():
 
 def _chapter6_model(seed: int) -> UniversalTransformer:
     torch.manual_seed(seed)
-    model = UniversalTransformer(
-        window=1, act=True, **UT_SIZE, **BOOK_ACT.settings()["model_options"]
-    )
+    model = UniversalTransformer(BOOK_ACT.model)
     with torch.no_grad():  # untrained weights, but not the zeros the bias starts at
         model.relative.normal_()
     return model.eval()
 
 
-FIRST_OPTIONS = {  # the first recipe: sinusoid and round signal, no floor
-    k: v
-    for k, v in FIRST_ACT.model.__dict__.items()
-    if k not in UT_SIZE | {"window": 1}
-}
 MODELS = {
     "cell": lambda: LocalCell(),
     "deq": lambda: EquilibriumCell(),
     "act_ut": lambda: _chapter6_model(3),
-    "act_ut_first": lambda: UniversalTransformer(window=1, **UT_SIZE, **FIRST_OPTIONS),
+    "act_ut_first": lambda: UniversalTransformer(FIRST_ACT.model),  # sinusoid, no floor
 }
 
 

@@ -19,7 +19,7 @@ import torch
 from recur.core.tasks import long_chain_batch, random_batch
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer
-from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, UT_SIZE
+from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT
 from recur.views.export import model_from_spec, model_spec
 
 STATIC = Path(__file__).resolve().parents[1] / "book/_extra/_static"
@@ -48,7 +48,7 @@ process.stdout.write(JSON.stringify(out));
 
 def _model(options: dict, seed: int) -> UniversalTransformer:
     torch.manual_seed(seed)
-    model = UniversalTransformer(window=1, act=True, **UT_SIZE, **options).eval()
+    model = UniversalTransformer(window=1, act=True, **options).eval()
     with torch.no_grad():  # several rounds before halting, and a bias that matters
         model.halting.linear.bias.fill_(-2.5)
         if model.relative is not None:

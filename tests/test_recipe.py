@@ -502,3 +502,14 @@ def test_the_live_study_on_two_kinds_of_cpu_by_hand():
     assert cpu_words(same) == "No count of seeds that met the bar moved."
     with pytest.raises(ValueError, match="same trainings and seeds"):
         cpu_changes(here, here.iloc[1:])
+
+
+def test_the_ut_options_default_to_the_size_every_chapter_trains():
+    """Recipes and ``train_ut`` leave the size to ``UTOptions``' defaults, so these
+    must be :data:`UT_SIZE` (32, 4 and 64, as Chapter 4 states them)."""
+    from recur.models.ut import UTOptions
+    from recur.training.ut_recipe import UT_SIZE
+
+    options = UTOptions()
+    assert {name: getattr(options, name) for name in UT_SIZE} == UT_SIZE
+    assert UT_SIZE == {"d_model": 32, "n_heads": 4, "d_ff": 64}

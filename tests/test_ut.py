@@ -104,7 +104,7 @@ def test_the_round_written_out_is_the_models_round(window, n_bits, r, seed):
     place, the window as a mask) gives what the model's own round gives (a local
     window computed as a band) on the same weights and the same state H^{r-1}."""
     torch.manual_seed(seed)
-    model = UniversalTransformer(window=window, **UT_SIZE).eval()
+    model = UniversalTransformer(window=window).eval()
     state = torch.randn(3, n_bits + 1, UT_SIZE["d_model"])  # (B, n, d)
     torch.testing.assert_close(one_round(model, state, r), model.step(state, r))
 
@@ -114,7 +114,7 @@ def test_the_rounds_written_out_give_the_models_readouts(window):
     """H^0 is the embedded bits and round r (counted from 0) is ``one_round``: the
     readouts after each round are the model's."""
     torch.manual_seed(3)
-    model = UniversalTransformer(window=window, **UT_SIZE).eval()
+    model = UniversalTransformer(window=window).eval()
     bits = random_batch(5, 8, seed=4).bits  # (B, n, 2)
     state, readouts = model.embed(bits), []  # H^0: (B, n, d)
     for r in range(9):

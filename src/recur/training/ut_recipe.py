@@ -79,7 +79,6 @@ def train_ut(
         window=window,
         act=act,
         ponder_weight=ponder_weight,
-        **UT_SIZE,
         **(model_options or {}),
     )
     settings = {
@@ -98,19 +97,19 @@ def train_ut(
 
 # Chapter 4's local UT: a window of one, 9 fixed rounds, step size 3e-3, stopping once
 # every held-out pair is right, or after 1,500 steps.
-LOCAL_UT = UTRecipe(UTOptions(window=1, **UT_SIZE), n_steps=1500, lr=3e-3)
+LOCAL_UT = UTRecipe(UTOptions(window=1), n_steps=1500, lr=3e-3)
 
 
 # Chapter 4's full-attention UT: 9 fixed rounds, step size 3e-3, one run that stops
 # once every held-out pair is right, or after 800 steps.
-FULL_UT = UTRecipe(UTOptions(window=None, **UT_SIZE), n_steps=800, lr=3e-3)
+FULL_UT = UTRecipe(UTOptions(window=None), n_steps=800, lr=3e-3)
 
 
 # Chapter 6's first recipe: local window of one, ACT with a cap of 12 rounds,
 # tau = 0.01, the sinusoidal position signal, no injection. It adds 8-bit sums but not
 # longer ones; the studies of the chapter measure why.
 FIRST_ACT = UTRecipe(
-    UTOptions(window=1, act=True, **UT_SIZE), n_rounds=12, stop_at_exact=ACT_TARGET
+    UTOptions(window=1, act=True), n_rounds=12, stop_at_exact=ACT_TARGET
 )
 
 # A simpler procedure than Chapter 6's, and the base of its studies of single pieces
