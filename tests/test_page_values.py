@@ -1115,7 +1115,7 @@ def test_performance_bench_values_quote_make_bench():
     assert values["perf_pins_slowdown_act_ut"] == 4.0
     assert values["perf_deq_peak_mib_unrolled_36_max"] == len(quoted) - 1
     assert values["perf_act_ut_exact_64bit_long_chains"] == 7.0
-    assert len(values) == 2 + 9 + 12  # 2 x 2 peaks, each with its least and most
+    assert len(values) == 2 + 9 + 12 + 1  # 2 x 2 peaks (least and most), the words
     assert performance.bench_values({"gpu": "H200"}, bench)["bench_gpu"] == "H200"
 
 
@@ -1352,3 +1352,15 @@ def test_ch2_holding_page_counts_by_hand():
     assert (counts["n"], counts["passed"], counts["held"]) == (3, 2, 1)
     assert (counts["median"], counts["longest"]) == (30.0, 50.0)
     assert counts["interval"] == interval_text(1, 3)
+
+
+def test_the_bench_sentence_follows_its_seeds():
+    """Performance's bullet on make bench's Chapter 6 seeds once explained a seed with
+    no 64-bit long chain right after a run in which every seed met the bar."""
+    quoted = pd.Series({"act_ut_seeds_ok": 10.0, "act_ut_exact_64bit": 1.0,
+                        "act_ut_exact_64bit_long_chains": 1.0,
+                        "act_ut_exact_32bit_long_chains": 1.0})  # fmt: skip
+    assert performance.act_ut_words(quoted, 10).startswith("All 10 seeds")
+    quoted["act_ut_seeds_ok"], quoted["act_ut_exact_64bit_long_chains"] = 9.0, 0.0
+    words = performance.act_ut_words(quoted, 10)
+    assert words.startswith("Of the 10 seeds") and "long-chain ones 0%" in words
