@@ -331,11 +331,11 @@ def test_ch4_rounds_values_read_the_two_uts_beside_the_rule():
     words = full_words(table["UT, full attention"], rule, 0.99, 9)
     assert {f"ut_full_{k}": v for k, v in words.items()}.items() <= values.items()
     assert values["ut_local_drift"] == (
-        "It does no worse after round 12 than after round 9, the last round its loss "
-        "looked at."
+        "The local UT does no worse after round 12 than after round 9, the last round "
+        "its loss looked at."
     )  # 0.99 after round 12 against 0.95 after round 9
     drifted = ch4.rounds_values(_rounds_table(local_12=0.9))["ut_local_drift"]
-    assert drifted.startswith("Its answers drift after round 9")
+    assert drifted.startswith("The local UT's answers drift after round 9")
 
 
 def test_ch4_run_values_read_the_pages_models():

@@ -70,10 +70,12 @@ def drift_words(held: bool) -> str:
     its loss read, as a sentence."""
     if held:
         return (
-            "It does no worse after round 12 than after round 9, the last round its "
-            "loss looked at."
+            "The local UT does no worse after round 12 than after round 9, the last "
+            "round its loss looked at."
         )
-    return "Its answers drift after round 9, the last round its loss looked at."
+    return (
+        "The local UT's answers drift after round 9, the last round its loss looked at."
+    )
 
 
 def training_values(local_ut) -> dict:

@@ -164,7 +164,10 @@ LABELS = {
         (r"act_ut_steps_beyond_carry", "steps beyond the carry, 8 bits, worst seed"),
     ],
     "Chapter 7": [
-        (r"deq_seconds_to_exact_8bit", "training the DEQ cell to 100% held-out"),
+        (
+            r"deq_seconds_to_exact_8bit",
+            "training the DEQ cell until it passes its check",
+        ),
         (r"deq_exact_(\d+)bit", "the DEQ cell, exact on random {0}-bit sums"),
         (r"deq_memory_4x_over_1x_(\w+)", "bytes kept, 4x the rounds / 1x, {0}"),
         (r"deq_peak_mib_(\w+)_(\d+)_(min|max)", "peak memory, {0}, {1} rounds, {2}"),
