@@ -178,6 +178,16 @@ LABELS = {
             "masked / banded attention time, n = {0}, {1}",
         ),
     ],
+    "Training steps by batch size": [
+        (
+            r"shared_seconds_per_100_steps_b(\d+)_(\w+)",
+            "Chapter 2's cell, 100 steps, batch {0}, {1}",
+        ),
+        (
+            r"act_ut_seconds_per_100_steps_b(\d+)_(\w+)",
+            "Chapter 6's model, 100 steps, batch {0}, {1}",
+        ),
+    ],
     "Executing the book": [
         (r"chapter_seconds_(\d\d)_\w+", "Chapter {0}"),
         (r"chapter_seconds_ending", "the closing page"),
