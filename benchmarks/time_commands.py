@@ -59,7 +59,7 @@ def block(book: float, executed: str, test: float, summary: str, quick: float) -
     today = datetime.date.today().isoformat()
     return (
         "| on a fresh clone | wall time |\n|---|---|\n"
-        "| `make book` (install, execute every chapter, build the HTML):"
+        "| `make book` (install, execute every chapter, build the HTML and the PDF):"
         f" {executed} | {book:,.0f} s |\n"
         f"| `make test` after it (lint, unit, nbval, browser): {summary} |"
         f" {test:,.0f} s |\n"
