@@ -129,6 +129,38 @@ def static_learned_explorer(model, a: str, b: str, name: str = "ch2_cell"):
     return _model_element("cell-explorer", model, name, a, b, PAGE_MAX_BITS["cell"])
 
 
+def _marked(text, wrong: bool) -> str:
+    """A cell of the ACT explorer's table, pink where ``wrong``."""
+    return cell_td(str(text), COLORS["wrong"] if wrong else "white")
+
+
+def _halting_td(h: float, halted: bool) -> str:
+    """h_r's cell: grey as deep as h, empty once the position has halted."""
+    if halted:
+        return cell_td("", "white")
+    alpha = f"{round(255 * min(1.0, max(0.0, h))):02x}"
+    return cell_td(f"{h:.2f}".lstrip("0"), COLORS["halting"] + alpha, "font-size:70%")
+
+
+def _act_rows(bits, steps, halting, readout, truth, wait, r: int) -> dict:
+    """:func:`act_round_html`'s rows by name, each a list of cells, least
+    significant position first."""
+    done = r >= len(halting)  # every position has halted
+    sums, read = truth[::-1], readout[::-1]  # least significant first
+    pairs = list(zip(steps, wait, strict=True))
+    return {
+        "a": [_marked(x, False) for x in bits[:, 0].tolist()],
+        "b": [_marked(x, False) for x in bits[:, 1].tolist()],
+        "carry known after": [_marked(w, False) for w in wait],
+        "steps N": [_marked(s if s <= r else "·", s <= r and s < w) for s, w in pairs],
+        f"h in round {r}": [_halting_td(float(h), r > s)
+                            for h, s in zip(halting[r - 1], steps, strict=True)],
+        "readout": [_marked(x, x != y) if done else _marked("·", False)
+                    for x, y in zip(read, sums, strict=True)],
+        "true sum": [_marked(x, False) for x in sums],
+    }  # fmt: skip
+
+
 def act_round_html(bits, steps, halting, readout: str, truth: str, wait, r: int) -> str:
     """Round ``r`` of the ACT explorer, positions most significant first: the bits,
     the rounds before each carry can be known (``wait``), the steps N of each position
@@ -138,47 +170,13 @@ def act_round_html(bits, steps, halting, readout: str, truth: str, wait, r: int)
     last round, as the page's "Predict" prompt asks. ``bits`` (n, 2), ``steps``,
     ``wait`` and ``halting[r - 1]`` are least significant first."""
     n = len(steps)
-    bits_a, bits_b = bits[:, 0].tolist(), bits[:, 1].tolist()
-    cols = range(n - 1, -1, -1)
-
-    def row(name: str, cell) -> str:
-        return f"<tr>{ROW_HEAD.format(name)}{''.join(cell(i) for i in cols)}</tr>"
-
-    def h_cell(i: int) -> str:
-        h = float(halting[r - 1][i])
-        if r > steps[i]:  # halted
-            return cell_td("", "white")
-        alpha = f"{round(255 * min(1.0, max(0.0, h))):02x}"
-        return cell_td(
-            f"{h:.2f}".lstrip("0"), COLORS["halting"] + alpha, "font-size:70%"
-        )
-
     heads = "".join(
-        f'<th style="font-size:70%">{"out" if i == n - 1 else i}</th>' for i in cols
+        f'<th style="font-size:70%">{"out" if i == n - 1 else i}</th>'
+        for i in range(n - 1, -1, -1)
     )
-    sums, read = truth[::-1], readout[::-1]  # least significant first
-
-    def marked(text, wrong: bool) -> str:
-        return cell_td(str(text), COLORS["wrong"] if wrong else "white")
-
-    def steps_cell(i: int) -> str:
-        halted = steps[i] <= r
-        return marked(steps[i] if halted else "·", halted and steps[i] < wait[i])
-
-    def readout_cell(i: int) -> str:
-        if r < len(halting):  # some position still runs
-            return marked("·", False)
-        return marked(read[i], read[i] != sums[i])
-
-    body = (
-        row("a", lambda i: marked(bits_a[i], False))
-        + row("b", lambda i: marked(bits_b[i], False))
-        + row("carry known after", lambda i: marked(wait[i], False))
-        + row("steps N", steps_cell)
-        + row(f"h in round {r}", h_cell)
-        + row("readout", readout_cell)
-        + row("true sum", lambda i: marked(sums[i], False))
-    )
+    rows = _act_rows(bits, steps, halting, readout, truth, wait, r)
+    body = "".join(f"<tr>{ROW_HEAD.format(name)}{''.join(cells[::-1])}</tr>"
+                   for name, cells in rows.items())  # fmt: skip
     head = f"<tr><th></th>{heads}</tr>"
     return f'<table style="border-collapse:collapse">{head}{body}</table>'
 
