@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+from dataclasses import replace
 
 import pandas as pd
 
@@ -56,19 +57,21 @@ import cluster
 from last_run import recorded
 from recur.core.seeds import CANDIDATE_SUMS, by_name
 from recur.core.tasks import twice_width_plus_one
+from recur.models.act import ACT_RAMP_STEPS
+from recur.models.halting import ActHalting
 from recur.studies.give_up_study import first_run_checks
 from recur.studies.hardest_study import pair_runs
 from recur.studies.seed_study import WIDE_WIDTHS, seed_runs
 from recur.studies.sweeps import act_runs, tau_sweep, waiting_runs
-from recur.training.ut_recipe import ACT_RAMP_STEPS, BOOK_ACT, TUNED_ACT
+from recur.training.ut_recipe import BOOK_ACT, TUNED_ACT
 
 DATA = cluster.DATA
 
 
 # Chapter 6's model trained stepping only the sums with a running position (its
 # default), or every sum (the same in exact arithmetic: other rounding)
-ROWS_ONLY = BOOK_ACT.settings()["model_options"] | {"train_rows_only": True}
-EVERY_SUM = BOOK_ACT.settings()["model_options"] | {"train_rows_only": False}
+ROWS_ONLY = {"halting": replace(BOOK_ACT.model.halting, train_rows_only=True)}
+EVERY_SUM = {"halting": replace(BOOK_ACT.model.halting, train_rows_only=False)}
 
 # The seeds study's seeds and tests; the give_up study's first runs
 BOOK_SEEDS = {
@@ -113,7 +116,7 @@ RECIPE = copy.deepcopy(
     {
         k: v
         for k, v in TUNED_ACT.settings().items()
-        if k not in ("window", "act", "n_rounds", "n_steps")
+        if k not in ("window", "n_rounds", "n_steps")
     }
 )  # the budget, TUNED_ACT's 800 steps, is a study setting (below); a copy, so that
 # changing a study's options cannot change the library's recipe
@@ -128,12 +131,12 @@ def _without(**changes) -> dict:
 RECIPE_VARIANTS = {
     "the recipe": RECIPE,
     "no floor": _without(model_options={"floor": False}),
-    "no halting noise": _without(model_options={"halt_noise": 0.0}),
+    "no halting noise": _without(halting=replace(RECIPE["halting"], noise=0.0)),
     "with the round signal": _without(model_options={"round_signal": True}),
     "no injection": _without(model_options={"inject": False}),
     "no position signal": _without(model_options={"position": "none"}),
     "random sums only": _without(chain_share=0.0),
-    "tau = 0.01": _without(ponder_weight=0.01),
+    "tau = 0.01": _without(halting=replace(RECIPE["halting"], ponder_weight=0.01)),
 }
 WAITING_VARIANTS = ["the recipe", "with the round signal", "no halting noise"]
 
@@ -191,7 +194,7 @@ ACT_STUDIES = {
             "max_steps": twice_width_plus_one,
             "n_sums": 500,
             "long_chains": 200,
-            "ponder_weight": 0.1,
+            "halting": ActHalting(ponder_weight=0.1),
             "chain_share": 0.25,
             "stop_at_exact": None,
         },
@@ -215,10 +218,10 @@ ACT_STUDIES = {
     ),
     "seeds_every": (
         seed_runs,
-        BOOK_SEEDS | {"recipes": ("BOOK_ACT",), "model_options": EVERY_SUM},
+        BOOK_SEEDS | {"recipes": ("BOOK_ACT",)} | EVERY_SUM,
     ),
-    "third_run_rows": (seed_runs, THIRD_RUN | {"model_options": ROWS_ONLY}),
-    "third_run_every": (seed_runs, THIRD_RUN | {"model_options": EVERY_SUM}),
+    "third_run_rows": (seed_runs, THIRD_RUN | ROWS_ONLY),
+    "third_run_every": (seed_runs, THIRD_RUN | EVERY_SUM),
     "give_up": (first_run_checks, GIVE_UP),
     "pairs": (
         pair_runs,

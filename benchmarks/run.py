@@ -317,7 +317,8 @@ def bench_rows_only(repeats: int = 5, trained_steps: int = 600) -> None:
         )
 
         def per_step(rows_only: bool) -> float:
-            options = replace(trained.options, train_rows_only=rows_only)
+            rule = replace(trained.options.halting, train_rows_only=rows_only)
+            options = replace(trained.options, halting=rule)
             model = UniversalTransformer(options)  # the same weights, the other path
             model.load_state_dict(trained.state_dict())
             return seconds_per_step(model, run.config, n_steps=50)

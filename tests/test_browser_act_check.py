@@ -60,6 +60,7 @@ from recur.core.tasks import (
     random_batch,
     twice_width_plus_one,
 )
+from recur.models.act import ACT_RAMP_STEPS
 from recur.models.cell import Unroll
 from recur.training.config import TrainConfig, attempt_seeds
 from recur.training.loop import (
@@ -358,8 +359,8 @@ def _problems_settings(page, monkeypatch) -> list:
             wrong.append(f"seedOffsets.{js} = {got['seedOffsets'][js]}, {name}")
     model = ut_recipe.BOOK_ACT.model
     library = {
-        "ponderWeight": model.ponder_weight, "haltNoise": model.halt_noise,
-        "pause": model.pause, "auxWarmup": ut_recipe.ACT_RAMP_STEPS,
+        "ponderWeight": model.halting.ponder_weight, "haltNoise": model.halting.noise,
+        "pause": model.pause, "auxWarmup": ACT_RAMP_STEPS,
         "batchSize": ut_recipe.TRAIN_UT_BATCH, "heldoutSize": ch6_check.HELDOUT_SIZE,
         "widths": list(seed_study.SEED_WIDTHS), "widthSums": seed_study.TEST_SUMS,
         "widthChains": seed_study.TEST_CHAINS,

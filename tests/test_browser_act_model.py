@@ -18,10 +18,11 @@ import torch
 
 from conftest import ROOT
 from recur.core.tasks import chain_batch, concat_batches, random_batch
+from recur.models.act import ACT_RAMP_STEPS
+from recur.models.cell import window_loss
 from recur.models.ut import UniversalTransformer
 from recur.training.config import TrainConfig, aux_scale, step_size
-from recur.training.evaluate import window_loss
-from recur.training.ut_recipe import ACT_RAMP_STEPS, BOOK_ACT
+from recur.training.ut_recipe import BOOK_ACT
 from test_browser_train import _js_batch  # the batch as the page's trainers take it
 
 SCRIPT = ROOT / "book" / "_extra" / "_static" / "act_model.js"

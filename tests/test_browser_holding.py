@@ -14,9 +14,8 @@ import torch
 
 from recur.core.carry import longest_carry_chain, wait_rounds
 from recur.core.tasks import chain_batch, concat_batches, random_batch
-from recur.models.cell import HOLD_SLACK, LocalCell
+from recur.models.cell import HOLD_SLACK, LocalCell, window_loss
 from recur.training import holding
-from recur.training.evaluate import window_loss
 from test_browser_train import SCRIPT, TYPED, _js_batch, _load, _weights
 
 N_ROUNDS = 9

@@ -18,8 +18,7 @@ import torch.nn.functional as F
 
 from conftest import HTML, ROOT
 from recur.core.tasks import random_batch
-from recur.models.cell import LocalCell
-from recur.training.evaluate import window_loss
+from recur.models.cell import LocalCell, window_loss
 from recur.views.export import model_from_spec
 
 SCRIPT = ROOT / "book" / "_extra" / "_static" / "cell_train.js"

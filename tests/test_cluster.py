@@ -14,12 +14,13 @@ from distributed import Client
 
 from conftest import load_script
 from recur.core.device import jobs_run_by
+from recur.models.halting import ActHalting
 from recur.studies.sweeps import act_runs
 
 pytestmark = pytest.mark.real_devices  # the workers train on the real CPU
 
 cluster = load_script("cluster")
-VARIANTS = {"plain": {}, "tau 0.1": {"ponder_weight": 0.1}}
+VARIANTS = {"plain": {}, "tau 0.1": {"halting": ActHalting(ponder_weight=0.1)}}
 TINY = {"widths": (4,), "n_sums": 10, "n_steps": 30, "eval_every": 10,
         "eval_size": 50, "max_bits": 4, "device": "cpu"}  # fmt: skip
 SEEDS = [0, 1, 2]

@@ -39,6 +39,7 @@ from recur.models import running
 from recur.models.attention import UTBlock
 from recur.models.cell import LocalCell
 from recur.models.deq import EquilibriumCell
+from recur.models.halting import ActHalting
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer, one_round
 from recur.studies import live
@@ -48,6 +49,8 @@ from recur.training.evaluate import evaluate
 from recur.training.loop import seconds_per_step, train
 from recur.views.explorers import act_explorer, deq_explorer, learned_explorer
 from recur.views.export import model_spec, write_model_script
+
+ACT = ActHalting()  # ACT halting with its defaults
 
 BATCH = random_batch(6, 5, seed=0)
 
@@ -59,14 +62,14 @@ def _cell():
 
 def _act_ut():
     torch.manual_seed(0)
-    return UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True)
+    return UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, halting=ACT)
 
 
 def _ring_ut():
     """An ACT UT that can run as a ring (no absolute position signal)."""
     torch.manual_seed(0)
     return UniversalTransformer(
-        d_model=8, n_heads=2, d_ff=16, window=1, act=True, position="relative"
+        d_model=8, n_heads=2, d_ff=16, window=1, halting=ACT, position="relative"
     )
 
 
@@ -370,8 +373,8 @@ def test_training_on_the_running_sums_only_runs_on_the_model_device():
     picked and put back on the device (``index_copy``), forward and backward."""
     torch.manual_seed(0)
     model = UniversalTransformer(
-        d_model=8, n_heads=2, d_ff=16, window=1, act=True, inject=True, pause=0.25,
-        train_rows_only=True,
+        d_model=8, n_heads=2, d_ff=16, window=1, inject=True, pause=0.25,
+        halting=ActHalting(train_rows_only=True),
     )  # fmt: skip
     torch.nn.init.constant_(model.halting.linear.bias, 0.5)  # some sums halt early
     model = to_fake(model)

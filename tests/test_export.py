@@ -11,10 +11,13 @@ import torch
 from recur.core.tasks import long_chain_batch, random_batch
 from recur.models.cell import LocalCell
 from recur.models.deq import EquilibriumCell
+from recur.models.halting import ActHalting
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer
 from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT
 from recur.views.export import _packed, model_from_spec, model_spec, write_model_script
+
+ACT = ActHalting()  # ACT halting with its defaults
 
 
 def test_a_weight_travels_as_little_endian_float32():
@@ -60,9 +63,9 @@ def test_a_spec_rebuilds_the_same_model(kind):
 @pytest.mark.parametrize(
     "model, words",
     [
-        (UniversalTransformer(window=1, position="relative"), "act=True"),
+        (UniversalTransformer(window=1, position="relative"), "halts by ACT"),
         (
-            UniversalTransformer(act=True, position="relative", round_signal=False),
+            UniversalTransformer(halting=ACT, position="relative", round_signal=False),
             "window must be set",
         ),
         (EquilibriumCell(method="anderson"), "iterates"),

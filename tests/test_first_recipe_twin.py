@@ -17,10 +17,13 @@ import pytest
 import torch
 
 from recur.core.tasks import long_chain_batch, random_batch
+from recur.models.halting import ActHalting
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer
 from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT
 from recur.views.export import model_from_spec, model_spec
+
+ACT = ActHalting()  # ACT halting with its defaults
 
 STATIC = Path(__file__).resolve().parents[1] / "book/_extra/_static"
 # in the page's order
@@ -48,7 +51,7 @@ process.stdout.write(JSON.stringify(out));
 
 def _model(options: dict, seed: int) -> UniversalTransformer:
     torch.manual_seed(seed)
-    model = UniversalTransformer(window=1, act=True, **options).eval()
+    model = UniversalTransformer(window=1, halting=ACT, **options).eval()
     with torch.no_grad():  # several rounds before halting, and a bias that matters
         model.halting.linear.bias.fill_(-2.5)
         if model.relative is not None:
@@ -72,14 +75,14 @@ def _pairs(bits: torch.Tensor) -> list:
 @pytest.mark.skipif(NODE is None, reason="needs Node.js")
 @pytest.mark.parametrize(
     "options",
-    [FIRST_ACT.model.__dict__ | {"act": True}, BOOK_ACT.settings()["model_options"]],
+    [FIRST_ACT.model.__dict__, BOOK_ACT.model.__dict__],
     ids=["first recipe", "chapter's model"],
 )
 def test_the_page_runs_the_model_as_the_library_does(options):
     options = {
         k: v
         for k, v in options.items()
-        if k not in ("window", "act", "d_model", "n_heads", "d_ff")
+        if k not in ("window", "halting", "d_model", "n_heads", "d_ff")
     }
     model = _model(options, seed=4)
     spec = json.loads(json.dumps(model_spec(model)))

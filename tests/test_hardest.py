@@ -94,9 +94,12 @@ from recur.chapters.ch6_hardest import (  # noqa: E402
     readouts_by_round,
 )
 from recur.core.intervals import interval_range, interval_text, wilson  # noqa: E402
+from recur.models.halting import ActHalting  # noqa: E402
 from recur.models.ut import UniversalTransformer  # noqa: E402
 from recur.studies.hardest_study import hardest_by_width, hardest_counts  # noqa: E402
 from test_measurements import Scripted  # noqa: E402
+
+ACT = ActHalting()  # ACT halting with its defaults
 
 
 def test_hardest_table_by_hand():
@@ -123,7 +126,9 @@ def test_first_right_round_by_hand():
 
 def test_readouts_by_round_of_a_model_that_halts_at_once():
     torch.manual_seed(0)
-    model = UniversalTransformer(d_model=8, n_heads=2, window=1, act=True).eval()
+    model = UniversalTransformer(
+        d_model=8, n_heads=2, window=1, halting=ActHalting()
+    ).eval()
     torch.nn.init.constant_(model.halting.linear.bias, 50.0)  # h = 1 in round 1
     bits = torch.randint(0, 2, (3, 5, 2)).float()
     logits = readouts_by_round(model, bits, 6)

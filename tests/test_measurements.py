@@ -32,13 +32,16 @@ from recur.chapters.ch6_measures import (
 from recur.core import tasks
 from recur.core.tasks import random_batch
 from recur.models.act import mix_states
-from recur.models.cell import Unroll
+from recur.models.cell import RoundModel, Unroll
+from recur.models.halting import ActHalting
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer, UTOptions
 from recur.training import checked, loop
 from recur.training.checked import STAY_ROUNDS, stays_right
 from recur.training.config import TrainConfig
 from recur.training.loop import train
+
+ACT = ActHalting()  # ACT halting with its defaults
 
 
 def _ints(bits: torch.Tensor) -> list[tuple[int, int]]:
@@ -81,7 +84,7 @@ def _ripple_distance(a: int, b: int, n: int) -> list[int]:
     return out
 
 
-class Scripted(nn.Module):
+class Scripted(RoundModel):
     """Right after the rounds in ``right_at(n_positions)``, wrong (every bit flipped)
     after the others. With ``act``: one readout, and ACT steps = carry distance + 2
     (or ``at_zero`` steps where the distance is 0, if given)."""
@@ -482,7 +485,7 @@ def test_ponder_weight_scales_the_ponder_cost():
     for weight in (0.01, 0.5):
         torch.manual_seed(0)
         model = UniversalTransformer(
-            d_model=8, n_heads=2, d_ff=16, act=True, ponder_weight=weight
+            d_model=8, n_heads=2, d_ff=16, halting=ActHalting(ponder_weight=weight)
         )
         costs.append(model(bits, 6).aux_loss.item())
     assert costs[1] / costs[0] == pytest.approx(50, rel=1e-5)
@@ -677,7 +680,7 @@ def test_halting_in_a_ring_sums_h_over_the_rounds_by_hand(h, n_rounds, expected)
     from recur.chapters.ch6_check import halting_in_a_ring
 
     torch.manual_seed(0)
-    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True,
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, halting=ACT,
                                  position="relative", floor=True).eval()  # fmt: skip
     torch.nn.init.zeros_(model.halting.linear.weight)
     torch.nn.init.constant_(model.halting.linear.bias, float(np.log(h / (1 - h))))
@@ -707,7 +710,7 @@ def test_delayed_carries_hold_each_runs_lowest_waiting_position(monkeypatch):
     batch = batch_from_strings([("00111010", "01001100")])  # MSB first
     for floor, places in [(False, [2, 5]), (True, [3, 6])]:
         model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1,
-                                     act=True, floor=floor)  # fmt: skip
+                                     halting=ACT, floor=floor)  # fmt: skip
         right, steps = ch6_check.delayed_right(model, batch, 5)
         expected = torch.zeros(1, 9 + floor, dtype=torch.long)
         expected[0, places] = 5

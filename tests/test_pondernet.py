@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from recur.chapters.ch7_pondernet import gradients_beside_act
 from recur.core.tasks import random_batch
+from recur.models.halting import PonderHalting
 from recur.models.pondernet import (
-    PonderUT,
     draws_per_sum,
     expected_loss,
     geometric_prior,
@@ -23,8 +23,14 @@ from recur.models.pondernet import (
     kl_to_prior,
     sample_halting,
 )
+from recur.models.ut import UniversalTransformer
 
 D64 = torch.float64
+
+
+def ponder_ut(**options) -> UniversalTransformer:
+    """A UT of the default size that halts by PonderNet's rule (its defaults)."""
+    return UniversalTransformer(halting=PonderHalting(), **options)
 
 
 def test_halting_distribution_by_hand():
@@ -131,7 +137,7 @@ def test_evaluation_does_not_depend_on_the_chunk():
     from recur.training.evaluate import evaluate
 
     torch.manual_seed(0)
-    model = PonderUT(window=1, floor=True, inject=True, position="relative")
+    model = ponder_ut(window=1, floor=True, inject=True, position="relative")
     batch = random_batch(10, 5, seed=0)
     whole = evaluate(model, batch, 6).correct  # (1, 10)
     chunked = evaluate(model, batch, 6, chunk=3).correct
@@ -149,7 +155,8 @@ def test_evaluation_does_not_depend_on_the_chunk():
         (lambda: geometric_prior(0.0, 3), "lambda_p"),
         (lambda: geometric_prior(0.5, 0), "n_rounds"),
         (lambda: expected_loss(torch.ones(3), torch.ones(4)), "differ"),
-        (lambda: PonderUT(act=True), "act"),
+        (lambda: PonderHalting(lambda_p=0.0), "lambda_p"),
+        (lambda: PonderHalting(beta=-1.0), "beta"),
     ],
 )
 def test_bad_input_is_a_value_error(call, match):
@@ -159,7 +166,7 @@ def test_bad_input_is_a_value_error(call, match):
 
 def test_ponder_ut_trains_on_the_expected_loss_and_halts_by_sampling():
     torch.manual_seed(0)
-    model = PonderUT(window=1, floor=True, inject=True, position="relative")
+    model = ponder_ut(window=1, floor=True, inject=True, position="relative")
     batch = random_batch(8, 5, seed=0)  # 5-bit operands: 6 positions
     out = model(batch.bits, 6)  # training mode: every round
     assert out.logits.shape == (6, 8, 6) and out.halting.shape == (6, 8, 6)
@@ -169,10 +176,11 @@ def test_ponder_ut_trains_on_the_expected_loss_and_halts_by_sampling():
         out.logits, batch.target.expand(6, -1, -1), reduction="none"
     )
     rec = (p * bce.movedim(0, -1)).sum(-1).mean(-1)  # (B,)
-    prior = geometric_prior(model.lambda_p, 6).float()
+    rule = model.options.halting
+    prior = geometric_prior(rule.lambda_p, 6).float()
     reg = (p * (p.log() - prior.log())).sum(-1).mean(-1)  # (B,): KL by its definition
-    manual = ((rec + model.beta * reg) * keep).sum() / 6
-    assert torch.allclose(model.task_loss(out, batch.target, keep), manual)
+    manual = ((rec + rule.beta * reg) * keep).sum() / 6
+    assert torch.allclose(model.task_loss(out, batch.target, keep, 1), manual)
     assert out.aux_loss.item() == 0  # every term is in task_loss, held-out ones out
     model.eval()
     first, second = model(batch.bits, 6), model(batch.bits, 6)
@@ -186,9 +194,9 @@ def test_training_a_model_with_its_own_loss_refuses_settings_it_ignores(setting)
     from recur.training.config import TrainConfig
     from recur.training.loop import train
 
-    model = PonderUT(window=1, inject=True, position="relative")
+    model = ponder_ut(window=1, inject=True, position="relative")
     cfg = TrainConfig(n_steps=1, n_rounds=4, progress=False, **setting)
-    with pytest.raises(ValueError, match="own loss"):
+    with pytest.raises(ValueError, match="do not apply"):
         train(model, cfg)
 
 
@@ -214,8 +222,14 @@ def test_the_settings_the_chapter_states_are_the_ones_that_train_and_measure():
     from recur.chapters.ch7_pondernet import ponder_settings, train_ponder
 
     said = ponder_settings()
-    defaults = inspect.signature(train_ponder).parameters
-    assert (defaults["lambda_p"].default, defaults["beta"].default) == (0.2, 0.01)
+    trains = inspect.signature(train_ponder).parameters["seed"].default
+    model, run = train_ponder(seed=trains, n_steps=1, eval_every=1, progress=False)
+    rule = model.options.halting
+    assert (rule.lambda_p, rule.beta) == (said["lambda_p"], said["beta"])
+    assert (run.config.n_rounds, run.config.chain_kill_share) == (
+        said["cap"],
+        said["kill_share"],
+    )
     assert (said["lambda_p"], said["beta"], said["prior_untruncated"]) == (0.2, 0.01, 5)
     assert (said["cap"], said["steps"]) == (16, 1200)
     assert (said["kill_share"], said["act_kill_share"]) == (0.0, 0.5)
@@ -257,17 +271,19 @@ def test_ranking_words_count_the_measures_act_leads():
 def test_ponder_model_is_chapter_6s_model_without_act_written_out_by_hand():
     """Chapter 7 trains PonderNet as Chapter 6 trains its model, less ACT's own
     options, reading pairs as sets and the no-carry chains (its comment says why)."""
-    from recur.chapters.ch7_pondernet import PONDER_MODEL, PONDER_TRAINING
+    from recur.chapters.ch7_pondernet import PONDER
     from recur.models.ut import UTOptions
+    from recur.training.ut_recipe import UTRecipe
 
-    assert PONDER_MODEL == UTOptions(
+    assert PONDER.model == UTOptions(
         d_model=32, n_heads=4, d_ff=64, window=1, inject=True, position="relative",
         round_signal=False, floor=True, pause=0.25,
+        halting=PonderHalting(lambda_p=0.2, beta=0.01),
     )  # fmt: skip
-    assert PONDER_TRAINING == {
-        "n_rounds": 16, "chain_share": 0.25, "lr": 3e-3, "lr_decay": "cosine",
-        "n_steps": 1200, "batch_size": 64, "eval_every": 100, "stop_at_exact": None,
-    }  # fmt: skip
+    assert PONDER == UTRecipe(
+        PONDER.model, n_rounds=16, chain_share=0.25, lr=3e-3, lr_decay="cosine",
+        n_steps=1200, eval_every=100, stop_at_exact=None,
+    )  # fmt: skip
 
 
 def test_crossing_values_by_hand():

@@ -420,7 +420,7 @@ def test_only_a_run_that_another_may_follow_gives_up(seeds):
     assert seeds == [3, 1003, 2003] and book.attempts == 3
     assert [c.step for c in book.checks] == [2, 4, 2, 4, 2, 4, 6, 8]
     assert book.run.config.seed == 2003 and not book.run.gave_up
-    assert book.model.options.train_rows_only  # steps only the sums still running
+    assert book.model.options.halting.train_rows_only  # steps only the running sums
     assert ch6_act_ut.GIVE_UP_STEP == 1000  # chosen on seeds 860-899, see its comment
 
 
@@ -435,9 +435,9 @@ def test_a_bar_says_why_a_run_stopped_early():
 def _with_train_ut_defaults(recipe: dict) -> dict:
     """A recipe as train_ut sees it: what it sets, and train_ut's and TrainConfig's
     defaults for the rest (read off their signatures by hand)."""
-    act = recipe.get("act", False)
+    act = recipe.get("halting") is not None
     defaults = {
-        "act": False, "n_rounds": 9, "ponder_weight": 0.01, "model_options": {},
+        "halting": None, "n_rounds": 9, "model_options": {},
         "n_steps": 1500, "lr": 1e-3, "lr_decay": "none", "chain_share": 0.0,
         "chain_kill_share": 0.0, "eval_every": 100,
         "stop_at_exact": 0.99 if act else 1.0,
@@ -450,18 +450,21 @@ def test_each_recipe_gives_train_ut_its_settings_written_out_by_hand():
     refuses to be changed in place or built at another size."""
     import dataclasses
 
+    from recur.models.halting import ActHalting
     from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, LOCAL_UT, TUNED_ACT
 
-    first = {"window": 1, "act": True, "n_rounds": 12, "n_steps": 1500}
+    first = {"window": 1, "halting": ActHalting(eps=0.01, ponder_weight=0.01),
+             "n_rounds": 12, "n_steps": 1500}  # fmt: skip
     tuned = first | {
         "model_options": {"inject": True, "position": "relative",
-                          "round_signal": False, "floor": True, "halt_noise": 2.0},
-        "ponder_weight": 0.1, "chain_share": 0.25, "lr": 3e-3, "n_steps": 800,
-        "stop_at_exact": None,
+                          "round_signal": False, "floor": True},
+        "halting": ActHalting(ponder_weight=0.1, noise=2.0),
+        "chain_share": 0.25, "lr": 3e-3, "n_steps": 800, "stop_at_exact": None,
     }  # fmt: skip
     book = tuned | {
         "model_options": tuned["model_options"]
-        | {"pause": 0.25, "train_rows_only": True, "pair_as_set": True},
+        | {"pause": 0.25, "pair_as_set": True},
+        "halting": ActHalting(ponder_weight=0.1, noise=2.0, train_rows_only=True),
         "n_rounds": 16, "lr_decay": "cosine", "n_steps": 1200, "eval_every": 100,
         "chain_kill_share": 0.5,
     }  # fmt: skip

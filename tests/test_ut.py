@@ -24,12 +24,19 @@ from recur.models.attention import (
     local_mask,
     sinusoid,
 )
+from recur.models.halting import ActHalting
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer, one_round
 from recur.studies.sweeps import act_runs, tau_sweep
 from recur.training.config import TrainConfig
 from recur.training.loop import train
 from recur.training.ut_recipe import UT_SIZE
+
+ACT = ActHalting()  # ACT halting with its defaults
+
+
+def _rule(act: bool) -> ActHalting | None:
+    return ACT if act else None
 
 
 def test_local_mask_lets_each_position_see_itself_and_the_window_below():
@@ -142,7 +149,7 @@ def test_fixed_rounds_return_a_readout_per_round():
 
 
 def test_act_mode_returns_one_readout_and_a_ponder_cost():
-    model = UniversalTransformer(d_model=16, n_heads=2, d_ff=32, act=True)
+    model = UniversalTransformer(d_model=16, n_heads=2, d_ff=32, halting=ACT)
     out = model(random_batch(3, 5).bits, 6)
     assert out.logits.shape == (1, 3, 6)
     assert out.aux_loss.item() > 0
@@ -278,7 +285,7 @@ def test_injection_off_changes_no_number():
     for options in ({}, {"inject": False}):
         torch.manual_seed(0)
         model = UniversalTransformer(
-            d_model=16, n_heads=2, d_ff=32, act=True, **options
+            d_model=16, n_heads=2, d_ff=32, halting=ACT, **options
         )
         outs.append(model(bits, 8))
     assert torch.equal(outs[0].logits, outs[1].logits)
@@ -296,7 +303,9 @@ def test_injection_off_changes_no_number():
 )
 @pytest.mark.parametrize("n_bits", [5, 64])
 def test_bad_ut_input_raises(make, n_rounds, message, n_bits):
-    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, act=True, inject=True)
+    model = UniversalTransformer(
+        d_model=8, n_heads=2, d_ff=16, halting=ACT, inject=True
+    )
     with pytest.raises(ValueError, match=message):
         model(make(n_bits), n_rounds)
 
@@ -318,7 +327,9 @@ def test_without_a_floor_bit_0_and_a_bit_above_its_twin_look_the_same(act):
     bits = torch.ones(1, 2, 2)  # (B, n, 2): 11 + 11
     outs = {}
     for floor in (False, True):
-        model = _small_local_ut(position="none", inject=True, act=act, floor=floor)
+        model = _small_local_ut(
+            position="none", inject=True, halting=_rule(act), floor=floor
+        )
         outs[floor] = model(bits, 4)
     same = outs[False].logits[..., 0] - outs[False].logits[..., 1]
     assert same.abs().max() < 1e-6
@@ -386,7 +397,8 @@ def _halting_apart(**options) -> UniversalTransformer:
     """A small ACT UT (relative positions, floor, no round signal) whose sums of 6 bits
     halt in rounds 7-10, not all at once; ``options`` go to the model."""
     torch.manual_seed(0)
-    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1, act=True,
+    options = {"halting": ACT} | options
+    model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=1,
                                  position="relative", floor=True, round_signal=False,
                                  **options)  # fmt: skip
     torch.nn.init.normal_(model.halting.linear.weight, std=1.0)
@@ -398,7 +410,8 @@ def _training_pass(rows_only: bool, inject: bool) -> tuple:
     """One training forward and backward of a small ACT UT with pauses whose sums
     halt at different rounds: the output, the gradients and the row counts the shared
     block was run on."""
-    model = _halting_apart(inject=inject, pause=0.25, train_rows_only=rows_only).train()
+    rule = ActHalting(train_rows_only=rows_only)
+    model = _halting_apart(inject=inject, pause=0.25, halting=rule).train()
     sizes = []
     model.block.register_forward_hook(lambda m, args, out: sizes.append(len(out)))
     bits = random_batch(40, 6, seed=3).bits  # (B, 7, 2)
@@ -475,7 +488,8 @@ def test_a_ring_computes_what_the_pattern_repeated_without_end_does(window, act)
     torch.manual_seed(0)
     model = UniversalTransformer(d_model=8, n_heads=2, d_ff=16, window=window,
                                  position="relative", inject=True, floor=True,
-                                 act=act, round_signal=False).eval()  # fmt: skip
+                                 halting=_rule(act), round_signal=False)  # fmt: skip
+    model.eval()
     torch.nn.init.normal_(model.relative, std=1.0)
     if act:  # halting slowly: all six rounds run
         torch.nn.init.constant_(model.halting.linear.bias, -4.0)
@@ -555,7 +569,7 @@ def test_the_options_are_one_frozen_value_and_changes_are_checked():
 
     from recur.models.ut import UTOptions
 
-    base = UTOptions(window=1, act=True)
+    base = UTOptions(window=1, halting=ACT)
     model = UniversalTransformer(base, floor=True)
     assert model.options == dataclasses.replace(base, floor=True)
     options = model.options
@@ -646,7 +660,12 @@ def test_pairs_read_as_sets_make_1_plus_0_and_0_plus_1_one_input(act):
     for as_set in (True, False):
         torch.manual_seed(1)
         model = UniversalTransformer(
-            d_model=8, n_heads=2, window=1, act=act, floor=True, pair_as_set=as_set
+            d_model=8,
+            n_heads=2,
+            window=1,
+            halting=_rule(act),
+            floor=True,
+            pair_as_set=as_set,
         ).eval()
         same = torch.equal(run_model(model, bits, 12).logits,
                            run_model(model, swapped, 12).logits)  # fmt: skip

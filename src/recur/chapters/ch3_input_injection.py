@@ -15,10 +15,10 @@ from recur.core.tasks import (
     AdditionBatch,
     random_batch,
 )
-from recur.models.cell import LocalCell
+from recur.models.cell import LocalCell, window_loss
 from recur.models.running import model_device
 from recur.training.cell_variants import train_variant
-from recur.training.evaluate import evaluate, window_loss
+from recur.training.evaluate import evaluate
 
 
 @dataclass(frozen=True)

@@ -139,9 +139,9 @@ def book_settings() -> dict:
     defaults = inspect.signature(train_book_act).parameters
     return {
         "steps": BOOK_ACT.n_steps, "lr": BOOK_ACT.lr,
-        "tau": BOOK_ACT.model.ponder_weight,
+        "tau": BOOK_ACT.model.halting.ponder_weight,
         "cap": BOOK_ACT.n_rounds, "chain_share": BOOK_ACT.chain_share,
-        "kill_share": BOOK_ACT.chain_kill_share, "noise": BOOK_ACT.model.halt_noise,
+        "kill_share": BOOK_ACT.chain_kill_share, "noise": BOOK_ACT.model.halting.noise,
         "pause": BOOK_ACT.model.pause, "every": BOOK_ACT.eval_every,
         "first_check": defaults["min_step"].default,
         "attempts": defaults["max_attempts"].default, "give_up": GIVE_UP_STEP,

@@ -73,7 +73,7 @@ def halting_in_a_ring(
     bits = propagating_rings(n_bits)  # (2^n, n, 2): run_model moves them
     out = run_model(model, bits, n_rounds, ring=True)
     if out.halting is None:
-        raise ValueError("this measurement needs an ACT model (act=True)")
+        raise ValueError("this measurement needs an ACT model (halting=ActHalting())")
     return min(1.0, float(out.halting.sum(dim=0).max()))
 
 
@@ -101,7 +101,7 @@ def budget_spent(out: Unroll, batch: AdditionBatch) -> float:
     wait many times longer before ACT stops it; at 1 - eps it halts before its carry
     arrives."""
     if out.halting is None:
-        raise ValueError("this measurement needs an ACT model (act=True)")
+        raise ValueError("this measurement needs an ACT model (halting=ActHalting())")
     used = out.halting.cumsum(dim=0).numpy()  # (M, B, n): h_1 + ... + h_r
     wait = batch_wait_rounds(batch)  # (B, n): the round the carry-in is known
     before = np.clip(wait - 2, 0, used.shape[0] - 1)  # (B, n): round wait - 1, 0-based

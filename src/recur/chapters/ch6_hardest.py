@@ -83,7 +83,7 @@ def readouts_by_round(
 
     with eval_mode(model):
         state, step, real = model.prepare(bits, max_steps)  # H^0, the round, the slice
-        eps = model.options.act_eps
+        eps = model.options.halting.eps
         result = act_loop(recorded, state, model.halting, max_steps, eps)
     held = result.halting[..., real].cpu() == 0  # (R, B, n): halted before round r
     frozen = torch.stack(logits)  # (R, B, n)

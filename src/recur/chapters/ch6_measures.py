@@ -34,7 +34,7 @@ def steps_and_right(out: Unroll, batch: AdditionBatch) -> tuple:
     """From an ACT model's (CPU) output: steps per position (B, n) and whether each
     sum came out right (B,), as NumPy arrays."""
     if out.steps is None:
-        raise ValueError("this measurement needs an ACT model (act=True)")
+        raise ValueError("this measurement needs an ACT model (halting=ActHalting())")
     right = ((out.logits[-1] > 0).float() == batch.target.cpu()).all(dim=1)  # (B,)
     return out.steps.numpy(), right.numpy()
 
@@ -84,7 +84,9 @@ def halting_while_waiting(
     halted before their carry-in could be known (their answer is then a guess)."""
     out = run_model(model, batch.bits, max_steps)
     if out.halting is None:
-        raise ValueError("halting_while_waiting needs an ACT model (act=True)")
+        raise ValueError(
+            "halting_while_waiting needs an ACT model (halting=ActHalting())"
+        )
     h, steps = out.halting.numpy(), out.steps.numpy()  # (M, B, n), (B, n)
     wait = batch_wait_rounds(batch)  # (B, n)
     rounds = np.arange(1, h.shape[0] + 1)[:, None, None]  # (M, 1, 1)

@@ -9,56 +9,39 @@ import pandas as pd
 import torch
 
 from recur.models.act import ACT_EPS, ponder_cost
-from recur.models.pondernet import PonderUT, expected_loss, halting_distribution
-from recur.models.ut import UTOptions
-from recur.training.config import TrainConfig, TrainResult
-from recur.training.loop import train
-from recur.training.ut_recipe import BOOK_ACT, TRAIN_UT_BATCH
+from recur.models.halting import PonderHalting
+from recur.models.pondernet import expected_loss, halting_distribution
+from recur.models.ut import UniversalTransformer
+from recur.training.config import TrainResult
+from recur.training.ut_recipe import BOOK_ACT, train_ut
 from recur.views.text import fit_words, more_word
 
 # Chapter 7's PonderNet: trained as Chapter 6 trains its ACT model (``BOOK_ACT``: a
 # local window of one, the input re-fed, the relative bias, no round signal, the floor
 # bit, pauses while training, a cap of 16 rounds, a quarter of long chains, 1,200 steps
-# at lr 0.003 falling to 0 on a cosine) with PonderNet's halting rule in place of ACT.
-# Left out, because they belong to ACT: the halting noise and train_book_act's check.
-# Also left out: the long training chains that end with no carry (BOOK_ACT's
-# chain_kill_share; here 0), so a long wait may promise a carry (Chapter 7 says so),
-# and reading each pair of bits as a set (pair_as_set), which bears on runs of equal
-# pairs that the comparison's sums seldom hold.
-ACT_ONLY = ("act", "act_eps", "ponder_weight", "halt_noise", "train_rows_only")
-PONDER_MODEL = replace(
-    BOOK_ACT.model,
-    **{name: getattr(UTOptions(), name) for name in (*ACT_ONLY, "pair_as_set")},
+# at lr 0.003 falling to 0 on a cosine) with PonderNet's halting rule in place of ACT's
+# (lambda_p = 0.2; beta = 0.01, the paper's value for parity). Left out, because it
+# belongs to ACT: train_book_act's check. Also left out: the long training chains that
+# end with no carry (BOOK_ACT's chain_kill_share; here 0), so a long wait may promise a
+# carry (Chapter 7 says so), and reading each pair of bits as a set (pair_as_set),
+# which bears on runs of equal pairs that the comparison's sums seldom hold.
+PONDER = replace(
+    BOOK_ACT,
+    model=replace(BOOK_ACT.model, halting=PonderHalting(), pair_as_set=False),
+    chain_kill_share=0.0,
 )
-# BOOK_ACT's training settings but its no-carry chains (chain_kill_share: 0 here)
-PONDER_TRAINING = {
-    name: getattr(BOOK_ACT, name)
-    for name in ("n_rounds", "chain_share", "lr", "lr_decay", "n_steps", "eval_every",
-                 "stop_at_exact")
-} | {"batch_size": TRAIN_UT_BATCH}  # fmt: skip
 
-
-# PonderNet's own settings: the prior's lambda_p and the weight beta of its KL term
-# (beta is the paper's value for parity).
-PONDER_SETTINGS = {"lambda_p": 0.2, "beta": 0.01}
 
 # Chapter 7's study (benchmarks/ch7_studies.py): fresh test sums per width.
 STUDY_SUMS = {"random": 500, "long chains": 200}
 
 
 def train_ponder(
-    seed: int = 0,
-    lambda_p: float = PONDER_SETTINGS["lambda_p"],
-    beta: float = PONDER_SETTINGS["beta"],
-    **overrides,
-) -> tuple[PonderUT, TrainResult]:
-    """Train :class:`PonderUT` on sums of at most 8 bits; ``overrides`` go to
-    :class:`TrainConfig`."""
-
-    torch.manual_seed(seed)
-    model = PonderUT(lambda_p, beta, options=PONDER_MODEL)
-    cfg = TrainConfig(**(PONDER_TRAINING | {"seed": seed} | overrides))
-    return model, train(model, cfg)
+    seed: int = 0, **overrides
+) -> tuple[UniversalTransformer, TrainResult]:
+    """Train :data:`PONDER` on sums of at most 8 bits; ``overrides`` go to
+    :func:`recur.training.ut_recipe.train_ut`."""
+    return train_ut(**(PONDER.settings() | overrides), seed=seed)
 
 
 # Chapter 7's table headers: which seeds each number of :func:`study_summary` sums up.
@@ -75,15 +58,17 @@ def ponder_settings() -> dict:
     cap of rounds, the steps, the sums per width of the study, the share of long
     training runs with no carry (PonderNet's, and Chapter 6's procedure's) and the
     mean 1 / lambda_p of the untruncated prior."""
-    kill = TrainConfig(**PONDER_TRAINING).chain_kill_share
-    return PONDER_SETTINGS | {
-        "cap": PONDER_TRAINING["n_rounds"],
-        "steps": PONDER_TRAINING["n_steps"],
+    rule = PONDER.model.halting
+    return {
+        "lambda_p": rule.lambda_p,
+        "beta": rule.beta,
+        "cap": PONDER.n_rounds,
+        "steps": PONDER.n_steps,
         "random": STUDY_SUMS["random"],
         "chains": STUDY_SUMS["long chains"],
-        "kill_share": kill,
+        "kill_share": PONDER.chain_kill_share,
         "act_kill_share": BOOK_ACT.chain_kill_share,
-        "prior_untruncated": 1 / PONDER_SETTINGS["lambda_p"],
+        "prior_untruncated": 1 / rule.lambda_p,
     }
 
 

@@ -25,6 +25,8 @@ import torch
 from torch import nn
 
 ACT_EPS = 0.01  # Graves's eps (Eq. 7): halt once the h_r sum to at least 1 - eps
+ACT_TARGET = 0.99  # held-out exact match an ACT run stops at unless told otherwise
+ACT_RAMP_STEPS = 500  # an ACT run's ponder cost rises from 0 to its weight over these
 
 
 class Halting(NamedTuple):
@@ -130,7 +132,7 @@ def act_loop(
     ``rows_only``: each round calls ``step(state[rows], r, rows=rows)`` on the rows
     (sums) that still have a running position only, the others keep their state; less
     time when the sums halt at different rounds. Measuring (no gradients), the same
-    numbers bit for bit; training (``UniversalTransformer(train_rows_only=True)``), the
+    numbers bit for bit; training (``ActHalting(train_rows_only=True)``), the
     same gradients in exact arithmetic, summed over fewer rows and so rounded
     differently (Chapter 6's ``seeds`` and ``seeds_every`` studies). The recorded h_r
     is 0 where a position had halted (Graves's h is defined only while it runs).

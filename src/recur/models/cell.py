@@ -44,6 +44,30 @@ class Unroll:
         return Unroll(self.logits.cpu(), self.aux_loss.cpu(), steps, halting)
 
 
+def window_loss(
+    logits: torch.Tensor, target: torch.Tensor, window: int, keep: torch.Tensor
+) -> torch.Tensor:
+    """Mean BCE over the last ``window`` rounds and the examples in ``keep``."""
+    last = logits[-window:]  # (w, B, n)
+    loss = F.binary_cross_entropy_with_logits(
+        last, target.expand_as(last), reduction="none"
+    )
+    per_example = loss.mean(dim=(0, 2))  # (B,)
+    return (per_example * keep).sum() / keep.sum().clamp(min=1)
+
+
+class RoundModel(nn.Module):
+    """What the training loop asks of every model of the book, besides ``forward``:
+    the loss on its answers, and which of the loop's settings apply to it."""
+
+    def task_loss(self, out: Unroll, target, keep, loss_window: int) -> torch.Tensor:
+        """Cross-entropy on the readouts of the last ``loss_window`` rounds."""
+        return window_loss(out.logits, target, loss_window, keep)
+
+    def check_training(self, loss_window: int, aux_warmup: int) -> None:
+        """Refuse loop settings that do not apply to this model."""
+
+
 def check_rounds(n_rounds: int) -> None:
     if not isinstance(n_rounds, int) or isinstance(n_rounds, bool) or n_rounds < 1:
         raise ValueError(f"n_rounds must be a whole number >= 1, got {n_rounds!r}")
@@ -99,7 +123,7 @@ def saturation_loss(raw: torch.Tensor) -> torch.Tensor:
     return (1 - raw.pow(2)).mean(dim=(0, 2, 3))  # (B,)
 
 
-class LocalCell(nn.Module):
+class LocalCell(RoundModel):
     """A shared local update: position ``i`` reads its state and the state below it."""
 
     def __init__(

@@ -14,13 +14,18 @@ n_rounds)`` becomes the solver's iteration cap.
 from __future__ import annotations
 
 import torch
-from torch import nn
 
-from recur.models.cell import LocalCell, Unroll, check_bits_tensor, check_rounds
+from recur.models.cell import (
+    LocalCell,
+    RoundModel,
+    Unroll,
+    check_bits_tensor,
+    check_rounds,
+)
 from recur.models.fixedpoint import Solve, fixed_point
 
 
-class EquilibriumCell(nn.Module):
+class EquilibriumCell(RoundModel):
     """The injected :class:`LocalCell`, read out at its fixed point.
 
     ``implicit=False`` is the baseline: the same cell unrolled for ``n_rounds`` rounds

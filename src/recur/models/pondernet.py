@@ -1,5 +1,5 @@
-r"""PonderNet (Banino, Balaguer and Blundell 2021, arXiv 2107.05407) as pure functions,
-and the Universal Transformer of Chapter 6 with a PonderNet halting rule.
+r"""PonderNet (Banino, Balaguer and Blundell 2021, arXiv 2107.05407) as pure functions;
+:class:`recur.models.halting.PonderHalting` runs them in the Universal Transformer.
 
 After round r a halting unit emits lambda_r, the probability of halting now *given*
 that no earlier round halted. Halting is a random variable with distribution
@@ -23,11 +23,6 @@ from __future__ import annotations
 import zlib
 
 import torch
-import torch.nn.functional as F
-
-from recur.models.act import HaltingUnit
-from recur.models.cell import Unroll
-from recur.models.ut import UniversalTransformer, UTOptions
 
 
 def _check_lambdas(lambdas: torch.Tensor) -> None:
@@ -103,59 +98,3 @@ def draws_per_sum(bits: torch.Tensor, n_rounds: int, seed: int) -> torch.Tensor:
         gen = torch.Generator().manual_seed(zlib.crc32(row.tobytes(), seed))
         draws.append(torch.rand(row.shape[0], n_rounds, generator=gen))  # (n, R)
     return torch.stack(draws) if draws else torch.zeros(0, bits.shape[1], n_rounds)
-
-
-class PonderUT(UniversalTransformer):
-    """Chapter 6's UT (fixed rounds, no ACT) with a PonderNet halting unit per position.
-
-    Training runs all ``n_rounds`` rounds and returns every round's readout and lambda;
-    :meth:`task_loss` is the whole loss, L_Rec + beta L_Reg. In eval mode each
-    position halts at a round sampled from draws made from its sum's bits and
-    ``sample_seed`` (:func:`draws_per_sum`: the same in any batch or chunk), and the
-    readout of that round is the output."""
-
-    def __init__(
-        self,
-        lambda_p: float = 0.2,
-        beta: float = 0.01,
-        sample_seed: int = 0,
-        options: UTOptions | None = None,
-        **changes,
-    ):
-        super().__init__(options, **changes)
-        if self.options.act:
-            raise ValueError("PonderUT halts by PonderNet's rule; leave act off")
-        geometric_prior(lambda_p, 1)  # checks lambda_p
-        self.lambda_p, self.beta, self.sample_seed = lambda_p, beta, sample_seed
-        d_model = self.options.d_model
-        self.lambda_unit = HaltingUnit(d_model, bias_init=-2.0)  # lambda ~ 0.12
-
-    def forward(self, bits: torch.Tensor, n_rounds: int) -> Unroll:
-        state, step, real = self.prepare(bits, n_rounds)
-        logits, lambdas = [], []
-        for r in range(n_rounds):
-            state = step(state, r)  # (B, n, d)
-            logits.append(self.readout(state).squeeze(-1))  # (B, n)
-            lambdas.append(self.lambda_unit(state))  # (B, n)
-        logits = torch.stack(logits)[..., real]  # (R, B, n)
-        lam = torch.stack(lambdas)[..., real]  # (R, B, n)
-        if self.training:  # the whole loss is in task_loss, over the kept examples
-            return Unroll(logits, bits.new_zeros((), dtype=logits.dtype), None, lam)
-        draws = draws_per_sum(bits, n_rounds, self.sample_seed)  # (B, n, R)
-        halt = sample_halting(lam.movedim(0, -1), draws)  # (B, n): 0-based round
-        picked = logits.gather(0, halt[None])  # (1, B, n)
-        return Unroll(picked, bits.new_zeros(()), (halt + 1).float(), lam)
-
-    def task_loss(self, out: Unroll, target: torch.Tensor, keep: torch.Tensor):
-        """L = L_Rec + beta L_Reg (PonderNet's Eq. 6), each averaged over the positions
-        of the examples in ``keep``: no term of the loss reads a held-out example.
-        (So ``aux_loss`` is 0 and a ramp of it, ``aux_warmup``, does not apply.)"""
-        lam = out.halting  # (R, B, n)
-        p = halting_distribution(lam.movedim(0, -1))  # (B, n, R), computed once
-        bce = F.binary_cross_entropy_with_logits(
-            out.logits, target.expand_as(out.logits), reduction="none"
-        )  # (R, B, n)
-        rec = expected_loss(p, bce.movedim(0, -1)).mean(dim=-1)  # (B,)
-        reg = kl_to_prior(p, self.lambda_p).mean(dim=-1)  # (B,)
-        per_example = rec + self.beta * reg  # (B,)
-        return (per_example * keep).sum() / keep.sum().clamp(min=1)

@@ -39,7 +39,6 @@ from dataclasses import dataclass, replace
 import torch
 from torch import nn
 
-from recur.models.act import ACT_EPS, HaltingUnit, act_loop
 from recur.models.attention import (
     MAX_OFFSET,
     UTBlock,
@@ -47,38 +46,34 @@ from recur.models.attention import (
     position_table,
     sinusoid,
 )
-from recur.models.cell import Unroll, check_bits_tensor, check_rounds
+from recur.models.cell import RoundModel, Unroll, check_bits_tensor, check_rounds
+from recur.models.halting import HaltingRule, Start
 
 
 @dataclass(frozen=True)
 class UTOptions:
     """Every option of :class:`UniversalTransformer`, with its default. Chapter 6's
-    model is ``UTOptions(window=1, act=True, position="relative", inject=True,
-    round_signal=False, floor=True, halt_noise=2.0, pause=0.25, train_rows_only=True,
-    pair_as_set=True, ponder_weight=0.1)``
+    model is ``UTOptions(window=1, halting=ActHalting(ponder_weight=0.1, noise=2.0,
+    train_rows_only=True), position="relative", inject=True, round_signal=False,
+    floor=True, pause=0.25, pair_as_set=True)``
     (:data:`recur.training.ut_recipe.BOOK_ACT`)."""
 
     d_model: int = 32
     n_heads: int = 4
     d_ff: int = 64
     window: int | None = None  # local attention: itself and this many positions below
-    act: bool = False  # ACT halting per position (Chapter 5), else fixed rounds
-    act_eps: float = ACT_EPS  # ACT halts once h_1 + ... + h_r >= 1 - act_eps
-    ponder_weight: float = 0.01  # tau: the ponder cost's weight in the loss
+    # when each position stops (recur.models.halting): None runs the rounds asked for
+    halting: HaltingRule | None = None
     position: str = "sinusoid"  # "sinusoid", "none" or "relative" (a learned bias)
     position_offsets: int = 0  # training shifts the sinusoid by up to this many
     inject: bool = False  # re-feed the embedded bits before every round
     round_signal: bool = True  # False: no timestep part in P^r
-    halt_noise: float = 0.0  # noise on the halting logits while training
     floor: bool = False  # a 0 + 0 bit under bit 0, read out by no one
     banded: bool = True  # a local window runs banded, not masked, attention
     pause: float = 0.0  # in training, each position skips a round with this chance
     # read each pair as a set, (min, max): 1 + 0 and 0 + 1 give the model one input,
     # as they give addition one carry
     pair_as_set: bool = False
-    # ACT: step only the sums with a running position while training too (as when
-    # measuring): the same gradients in exact arithmetic, other rounding
-    train_rows_only: bool = False
 
     def __post_init__(self) -> None:
         if self.d_model % 2 or self.d_model % self.n_heads:
@@ -96,11 +91,14 @@ class UTOptions:
             )
         if not 0 <= self.pause < 1:
             raise ValueError(f"pause must be in [0, 1), got {self.pause}")
+        if self.halting is not None and not isinstance(self.halting, HaltingRule):
+            raise ValueError(f"halting must be a HaltingRule or None: {self.halting!r}")
 
 
-class UniversalTransformer(nn.Module):
+class UniversalTransformer(RoundModel):
     """A UT encoder for binary addition: embed the bits, run the shared block, read out
-    each position's sum bit. Fixed rounds, or ACT per position (``act=True``)."""
+    each position's sum bit. Fixed rounds, or a halting rule per position
+    (``halting=ActHalting()``: ACT; ``PonderHalting()``: PonderNet)."""
 
     def __init__(self, options: UTOptions | None = None, **changes):
         """``options``, with ``changes`` to any of its fields (``window=1``)."""
@@ -110,13 +108,16 @@ class UniversalTransformer(nn.Module):
         d_model, n_heads = options.d_model, options.n_heads
         self.embed = nn.Linear(2, d_model)
         self.block = UTBlock(d_model, n_heads, options.d_ff)
-        self.halting = None  # ACT's halting unit
-        if options.act:
-            self.halting = HaltingUnit(d_model, noise=options.halt_noise)
+        rule = options.halting
+        self.halting = None  # the halting rule's own unit, if any
+        if rule is not None and rule.unit_before_readout:
+            self.halting = rule.unit(d_model)
         self.relative = None  # (H, offsets): a learned score bias per relative offset
         if options.position == "relative":
             self.relative = nn.Parameter(torch.zeros(n_heads, 2 * MAX_OFFSET + 1))
         self.readout = nn.Linear(d_model, 1)
+        if rule is not None and not rule.unit_before_readout:
+            self.halting = rule.unit(d_model)
         self.attend = self._attention_path()  # (x, n, ring) -> the block's output
 
     def _attention_path(self):
@@ -225,7 +226,7 @@ class UniversalTransformer(nn.Module):
         n_rounds: int,
         held_until: torch.Tensor | None = None,
         ring: bool = False,
-    ) -> tuple:
+    ) -> Start:
         """Check the input, embed it (with the floor bit if asked) and return H^0, the
         round function ``step(state, r)`` and the slice of the positions asked for."""
         check_bits_tensor(bits)
@@ -253,7 +254,7 @@ class UniversalTransformer(nn.Module):
             ring=ring,
             offset=offset,
         )
-        return state, step, real
+        return Start(state, step, real)
 
     def _check_ring(self) -> None:
         if self.attend != self._banded_attention:
@@ -270,8 +271,9 @@ class UniversalTransformer(nn.Module):
         held_until: torch.Tensor | None = None,
         ring: bool = False,
     ) -> Unroll:
-        """Fixed rounds: a readout after each. ACT: up to ``n_rounds`` rounds per
-        position; the readout of the mixed state, the ponder cost as ``aux_loss``.
+        """Fixed rounds: a readout after each. With a halting rule, up to ``n_rounds``
+        rounds per position, run by the rule (:meth:`HaltingRule.run`; ACT: the
+        readout of the mixed state, the ponder cost as ``aux_loss``).
 
         Two ways to make a position wait longer than the sum's width makes it, for
         Chapter 6's check. ``held_until`` (B, n) gives the last round r (counted from
@@ -282,28 +284,26 @@ class UniversalTransformer(nn.Module):
         top ones and there is no floor bit (banded local attention only), so for n
         propagating bits each position sees what a position deep inside a run of them
         sees while its carry has not come."""
-        state, step, real = self.prepare(bits, n_rounds, held_until, ring)
-        options = self.options
-        if options.act:
-            measuring = not (self.training or torch.is_grad_enabled())
-            rows_only = measuring or options.train_rows_only
-            result = act_loop(
-                step,
-                state,
-                self.halting,
-                n_rounds,
-                options.act_eps,
-                rows_only=rows_only,
-            )
-            logits = self.readout(result.output).squeeze(-1)[None]  # (1, B, n)
-            aux = options.ponder_weight * result.ponder[:, real].mean()
-            steps, halting = result.n_updates[:, real], result.halting[..., real]
-            return Unroll(logits[..., real], aux, steps, halting)
+        start = self.prepare(bits, n_rounds, held_until, ring)
+        if self.options.halting is not None:
+            return self.options.halting.run(self, bits, n_rounds, start)
+        state, step, real = start
         logits = []
         for r in range(n_rounds):
             state = step(state, r)  # (B, n, d)
             logits.append(self.readout(state).squeeze(-1))  # (B, n)
         return Unroll(torch.stack(logits)[..., real], bits.new_zeros(()))  # (R, B, n)
+
+    def task_loss(self, out: Unroll, target, keep, loss_window: int) -> torch.Tensor:
+        """The halting rule's loss, or cross-entropy on the last rounds' readouts."""
+        rule = self.options.halting
+        if rule is None:
+            return super().task_loss(out, target, keep, loss_window)
+        return rule.task_loss(out, target, keep, loss_window)
+
+    def check_training(self, loss_window: int, aux_warmup: int) -> None:
+        if self.options.halting is not None:
+            self.options.halting.check_training(loss_window, aux_warmup)
 
 
 def one_round(model: UniversalTransformer, state: torch.Tensor, r: int) -> torch.Tensor:

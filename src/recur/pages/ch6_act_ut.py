@@ -27,10 +27,11 @@ from recur.chapters.ch6_measures import (
 from recur.core.bars import HARDEST_PAST, WIDE_BAR
 from recur.core.hardest import hardest_sums
 from recur.core.intervals import interval_range, interval_text
+from recur.models.act import ACT_TARGET
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies import hardest_study as hs
 from recur.studies import seed_study as ss
-from recur.training.ut_recipe import ACT_TARGET, FIRST_ACT
+from recur.training.ut_recipe import FIRST_ACT
 from recur.views.bench_view import chapter_time
 from recur.views.explorers import MAX_BITS, PAGE_MAX_BITS
 
@@ -61,7 +62,7 @@ def settings_values(bench="data/bench.jsonl") -> dict:
     check's limits allow, the hardest sums, the tests' sizes, the explorer's limits and
     the page's running time (``make bench``'s ``bench``)."""
     values = prefixed("set", book_settings()) | prefixed("simple", simpler_settings())
-    values |= {"first_tau": FIRST_ACT.model.ponder_weight,
+    values |= {"first_tau": FIRST_ACT.model.halting.ponder_weight,
                "first_cap": FIRST_ACT.n_rounds, "act_target": ACT_TARGET}  # fmt: skip
     values |= prefixed("bar", ss.the_bar()) | {"halt_at": HALT_AT}
     # how many times as long a waiting position could wait at the check's limits

@@ -17,7 +17,9 @@ from recur.core.tasks import (
     long_chain_batch,
     twice_width_plus_one,
 )
-from recur.training.ut_recipe import ACT_TARGET, train_ut
+from recur.models.act import ACT_TARGET
+from recur.models.halting import ActHalting
+from recur.training.ut_recipe import train_ut
 
 
 def tau_sweep(
@@ -25,7 +27,7 @@ def tau_sweep(
 ) -> pd.DataFrame:
     """The time penalty tau (``ponder_weight``): for each value and seed, train the
     local ACT UT and measure held-out exact match and the mean number of steps."""
-    variants = {tau: {"ponder_weight": tau} for tau in taus}
+    variants = {tau: {"halting": ActHalting(ponder_weight=tau)} for tau in taus}
     runs = act_runs(variants, seeds, n_sums=n_sums, **overrides)
     return runs.rename(columns={"variant": "tau"}).drop(columns="bits")
 
@@ -62,7 +64,8 @@ def runs(
 
 
 def _sweep_rows(job: SweepJob) -> list[dict]:
-    model, run = train_ut(1, act=True, n_rounds=12, seed=job.seed, **job.settings)
+    settings = {"halting": ActHalting(), "n_rounds": 12} | job.settings
+    model, run = train_ut(1, seed=job.seed, **settings)
     first = {"variant": job.variant, "seed": job.seed}
     return [first | row for row in job.measure(model, run)]
 

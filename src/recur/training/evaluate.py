@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from recur.core.tasks import AdditionBatch
@@ -46,15 +45,3 @@ def evaluate(
     return RoundAccuracy(
         ok.float().mean(dim=(1, 2)), correct.float().mean(dim=1), correct
     )
-
-
-def window_loss(
-    logits: torch.Tensor, target: torch.Tensor, window: int, keep: torch.Tensor
-) -> torch.Tensor:
-    """Mean BCE over the last ``window`` rounds and the examples in ``keep``."""
-    last = logits[-window:]  # (w, B, n)
-    loss = F.binary_cross_entropy_with_logits(
-        last, target.expand_as(last), reduction="none"
-    )
-    per_example = loss.mean(dim=(0, 2))  # (B,)
-    return (per_example * keep).sum() / keep.sum().clamp(min=1)

@@ -37,7 +37,7 @@ from recur.training.config import (
     aux_scale,
     step_size,
 )
-from recur.training.evaluate import evaluate, window_loss
+from recur.training.evaluate import evaluate
 
 
 def _pair_keys(bits: torch.Tensor) -> list[bytes]:
@@ -101,10 +101,7 @@ def _step(
 ) -> float:
     """One optimiser step on one batch; returns the loss."""
     out = model(batch.bits, n_rounds)  # logits (R, B, n)
-    if hasattr(model, "task_loss"):  # a model with its own loss (PonderNet's Eq. 6)
-        task = model.task_loss(out, batch.target, keep)
-    else:
-        task = window_loss(out.logits, batch.target, cfg.loss_window, keep)
+    task = model.task_loss(out, batch.target, keep, cfg.loss_window)
     aux = out.aux_loss
     if aux.ndim == 1:  # one term per sum (the hold cost): the held-out ones left out
         aux = (aux * keep).sum() / keep.sum().clamp(min=1)
@@ -136,11 +133,7 @@ def _setup(model: nn.Module, cfg: TrainConfig) -> tuple:
     """Check ``cfg``, seed everything, put ``model`` on its device in training mode:
     the batch generator, the device and an Adam optimiser."""
     cfg.check()
-    if hasattr(model, "task_loss") and (cfg.loss_window != 1 or cfg.aux_warmup):
-        raise ValueError(
-            "this model computes its own loss (task_loss): loss_window and aux_warmup "
-            "do not apply to it; leave them at 1 and 0"
-        )
+    model.check_training(cfg.loss_window, cfg.aux_warmup)
     gen = seed_everything(cfg.seed)
     device = pick_device(cfg.device)
     model.to(device).train()

@@ -11,13 +11,13 @@ from dataclasses import dataclass, fields, replace
 
 import torch
 
+from recur.models.act import ACT_TARGET
+from recur.models.halting import ActHalting, HaltingRule
 from recur.models.ut import UniversalTransformer, UTOptions
 from recur.training.config import TrainConfig, TrainResult
 from recur.training.loop import train
 
 UT_SIZE = {"d_model": 32, "n_heads": 4, "d_ff": 64}
-ACT_TARGET = 0.99  # held-out exact match an ACT run stops at unless told otherwise
-ACT_RAMP_STEPS = 500  # an ACT run's ponder cost rises from 0 to its weight over these
 TRAIN_UT_BATCH = 64  # sums per training step of every UT
 
 
@@ -27,7 +27,7 @@ class UTRecipe:
     the training settings. ``dataclasses.replace`` makes a variant; :meth:`settings`
     is what ``train_ut`` takes."""
 
-    model: UTOptions  # window, act and ponder_weight included
+    model: UTOptions  # window and the halting rule included
     n_rounds: int = 9  # fixed rounds, or ACT's step cap while training
     n_steps: int = 1500
     lr: float = 1e-3
@@ -45,7 +45,7 @@ class UTRecipe:
     def settings(self) -> dict:
         """The keyword arguments of :func:`train_ut`: ``model_options`` holds the
         options that differ from :class:`UTOptions`' defaults."""
-        base, own = UTOptions(), {"window", "act", "ponder_weight"}
+        base, own = UTOptions(), {"window", "halting"}
         options = {
             f.name: getattr(self.model, f.name)
             for f in fields(UTOptions)
@@ -60,38 +60,33 @@ class UTRecipe:
 
 def train_ut(
     window: int | None,
-    act: bool = False,
+    halting: HaltingRule | None = None,
     seed: int = 0,
     n_rounds: int = 9,
-    ponder_weight: float = 0.01,
     model_options: dict | None = None,
     done: Callable | None = None,
     **overrides,
 ) -> tuple[UniversalTransformer, TrainResult]:
     """A small UT on sums of at most 8 bits. Fixed rounds: the loss reads every round.
-    ACT: ``n_rounds`` is the step cap and the loss reads the mixed output plus
-    ``ponder_weight`` times the mean ponder cost (tau in Graves's notation), with that
-    weight ramped up from 0 over the first 500 steps (``aux_warmup``).
+    With a halting rule, ``n_rounds`` is the step cap and the rule says how it trains
+    (:meth:`HaltingRule.loop_settings`; ACT: the loss reads the mixed output plus tau
+    times the mean ponder cost, tau ramped up from 0 over the first 500 steps).
     ``model_options`` go to :class:`UniversalTransformer`, ``overrides`` to
     :class:`TrainConfig`, ``done`` to :func:`recur.training.loop.train`."""
     torch.manual_seed(seed)
-    model = UniversalTransformer(
-        window=window,
-        act=act,
-        ponder_weight=ponder_weight,
-        **(model_options or {}),
-    )
+    options = {"window": window, "halting": halting} | (model_options or {})
+    model = UniversalTransformer(**options)
+    fixed = {"loss_window": n_rounds, "stop_at_exact": 1.0, "aux_warmup": 0}
     settings = {
         "lr": 1e-3,
         "batch_size": TRAIN_UT_BATCH,
         "n_steps": 1500,
         "eval_every": 100,
         "n_rounds": n_rounds,
-        "loss_window": 1 if act else n_rounds,
-        "stop_at_exact": ACT_TARGET if act else 1.0,
-        "aux_warmup": ACT_RAMP_STEPS if act else 0,
         "seed": seed,
-    } | overrides
+    }
+    settings |= fixed if halting is None else halting.loop_settings()
+    settings |= overrides
     return model, train(model, TrainConfig(**settings), done)
 
 
@@ -109,7 +104,7 @@ FULL_UT = UTRecipe(UTOptions(window=None), n_steps=800, lr=3e-3)
 # tau = 0.01, the sinusoidal position signal, no injection. It adds 8-bit sums but not
 # longer ones; the studies of the chapter measure why.
 FIRST_ACT = UTRecipe(
-    UTOptions(window=1, act=True), n_rounds=12, stop_at_exact=ACT_TARGET
+    UTOptions(window=1, halting=ActHalting()), n_rounds=12, stop_at_exact=ACT_TARGET
 )
 
 # A simpler procedure than Chapter 6's, and the base of its studies of single pieces
@@ -125,8 +120,7 @@ TUNED_ACT = replace(
         position="relative",
         round_signal=False,
         floor=True,
-        halt_noise=2.0,
-        ponder_weight=0.1,
+        halting=ActHalting(ponder_weight=0.1, noise=2.0),
     ),
     chain_share=0.25,
     lr=3e-3,
@@ -149,7 +143,12 @@ TUNED_ACT = replace(
 # any other run of propagating pairs.
 BOOK_ACT = replace(
     TUNED_ACT,
-    model=replace(TUNED_ACT.model, pause=0.25, train_rows_only=True, pair_as_set=True),
+    model=replace(
+        TUNED_ACT.model,
+        pause=0.25,
+        pair_as_set=True,
+        halting=replace(TUNED_ACT.model.halting, train_rows_only=True),
+    ),
     n_rounds=16,
     lr_decay="cosine",
     n_steps=1200,

@@ -25,14 +25,14 @@ from torch import nn
 
 from recur.models.cell import LocalCell
 from recur.models.deq import EquilibriumCell
+from recur.models.halting import ActHalting
 from recur.models.ut import UniversalTransformer
 
 MODELS_DIR = Path("_extra/_static/models")  # from book/, where the chapters run
 
-# The UT options models.js implements: Chapter 6's model and its first recipe (the
-# sinusoid with the round signal). Any other value is refused here, at build time,
-# rather than computed wrongly in the page.
-UT_NEEDS = {"act": True}
+# The UT options models.js implements: ACT's halting, Chapter 6's model and its first
+# recipe (the sinusoid with the round signal). Any other value is refused here, at
+# build time, rather than computed wrongly in the page.
 UT_POSITIONS = ("relative", "sinusoid", "none")
 
 
@@ -42,12 +42,10 @@ def _cell_options(cell: LocalCell) -> dict:
 
 def _ut_options(model: UniversalTransformer) -> dict:
     options = model.options
-    for name, value in UT_NEEDS.items():
-        if getattr(options, name) != value:
-            raise ValueError(
-                f"the page's UT runs {name}={value!r}; this model has "
-                f"{name}={getattr(options, name)!r}"
-            )
+    if not isinstance(options.halting, ActHalting):
+        raise ValueError(
+            f"the page's UT halts by ACT; this model has halting={options.halting!r}"
+        )
     if options.window is None:
         raise ValueError("the page's UT runs local attention: window must be set")
     if options.position not in UT_POSITIONS:
@@ -60,7 +58,7 @@ def _ut_options(model: UniversalTransformer) -> dict:
         "inject": options.inject,
         "floor": options.floor,
         "pair_as_set": options.pair_as_set,
-        "act_eps": options.act_eps,
+        "act_eps": options.halting.eps,
         "max_offset": 0 if model.relative is None else model.relative.shape[1] // 2,
     }
 
@@ -130,8 +128,7 @@ def _ut_from(weights: dict, options: dict) -> UniversalTransformer:
         n_heads=options["n_heads"],
         d_ff=weights["block.transition.0.weight"].shape[0],
         window=options["window"],
-        act=True,
-        act_eps=options["act_eps"],
+        halting=ActHalting(eps=options["act_eps"]),
         position=options.get("position", "relative"),
         round_signal=options.get("round_signal", False),
         inject=options["inject"],
