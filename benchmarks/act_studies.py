@@ -47,7 +47,6 @@ cluster and are kept as they finish (``cluster.py``): a stopped study resumes.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 from dataclasses import replace
 
@@ -63,7 +62,7 @@ from recur.studies.give_up_study import first_run_checks
 from recur.studies.hardest_study import pair_runs
 from recur.studies.seed_study import WIDE_WIDTHS, seed_runs
 from recur.studies.sweeps import act_runs, tau_sweep, waiting_runs
-from recur.training.ut_recipe import BOOK_ACT, TUNED_ACT
+from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, TUNED_ACT
 
 DATA = cluster.DATA
 
@@ -112,33 +111,25 @@ THIRD_RUN = {
 
 # The ``recipe`` study: TUNED_ACT, and the same with one piece taken out (or changed
 # back to the first recipe) at a time.
-RECIPE = copy.deepcopy(
-    {
-        k: v
-        for k, v in TUNED_ACT.settings().items()
-        if k not in ("window", "n_rounds", "n_steps")
-    }
-)  # the budget, TUNED_ACT's 800 steps, is a study setting (below); a copy, so that
-# changing a study's options cannot change the library's recipe
-
-
-def _without(**changes) -> dict:
-    """The recipe with ``changes``; ``model_options`` are merged, not replaced."""
-    options = RECIPE["model_options"] | changes.pop("model_options", {})
-    return RECIPE | changes | {"model_options": options}
-
-
+TUNED_RULE = TUNED_ACT.model.halting
 RECIPE_VARIANTS = {
-    "the recipe": RECIPE,
-    "no floor": _without(model_options={"floor": False}),
-    "no halting noise": _without(halting=replace(RECIPE["halting"], noise=0.0)),
-    "with the round signal": _without(model_options={"round_signal": True}),
-    "no injection": _without(model_options={"inject": False}),
-    "no position signal": _without(model_options={"position": "none"}),
-    "random sums only": _without(chain_share=0.0),
-    "tau = 0.01": _without(halting=replace(RECIPE["halting"], ponder_weight=0.01)),
+    "the recipe": TUNED_ACT,
+    "no floor": TUNED_ACT.but(floor=False),
+    "no halting noise": TUNED_ACT.but(halting=replace(TUNED_RULE, noise=0.0)),
+    "with the round signal": TUNED_ACT.but(round_signal=True),
+    "no injection": TUNED_ACT.but(inject=False),
+    "no position signal": TUNED_ACT.but(position="none"),
+    "random sums only": TUNED_ACT.but(chain_share=0.0),
+    "tau = 0.01": TUNED_ACT.but(halting=replace(TUNED_RULE, ponder_weight=0.01)),
 }
 WAITING_VARIANTS = ["the recipe", "with the round signal", "no halting noise"]
+
+
+# The ``length`` study's base: the first recipe with tau = 0.1, a quarter of long
+# chains and no early stop
+LENGTH = FIRST_ACT.but(
+    halting=ActHalting(ponder_weight=0.1), chain_share=0.25, stop_at_exact=None
+)
 
 
 # name -> (function, keyword arguments); tests/test_studies.py runs each one tiny and
@@ -152,8 +143,8 @@ ACT_STUDIES = {
         act_runs,
         {
             "variants": {
-                "full weight from step 1": {"aux_warmup": 0},
-                f"ramped over {ACT_RAMP_STEPS} steps": {},
+                "full weight from step 1": FIRST_ACT.but(aux_warmup=0),
+                f"ramped over {ACT_RAMP_STEPS} steps": FIRST_ACT,
             },
             "seeds": [0, 1, 2, 3, 4],
             "n_sums": 2000,
@@ -163,12 +154,10 @@ ACT_STUDIES = {
         act_runs,
         {
             "variants": {
-                "sinusoid (positions 0-8)": {},
-                "no position signal": {"model_options": {"position": "none"}},
-                "sinusoid, random shift 0-16": {
-                    "model_options": {"position_offsets": 16}
-                },
-                "relative attention bias": {"model_options": {"position": "relative"}},
+                "sinusoid (positions 0-8)": FIRST_ACT,
+                "no position signal": FIRST_ACT.but(position="none"),
+                "sinusoid, random shift 0-16": FIRST_ACT.but(position_offsets=16),
+                "relative attention bias": FIRST_ACT.but(position="relative"),
             },
             "seeds": [0, 1, 2],
             "widths": (8, 12, 16, 24),
@@ -179,9 +168,9 @@ ACT_STUDIES = {
         act_runs,
         {
             "variants": {
-                f"{'injection' if inject else 'no injection'}, {name}": {
-                    "model_options": {"inject": inject, "position": position}
-                }
+                f"{'injection' if inject else 'no injection'}, {name}": LENGTH.but(
+                    inject=inject, position=position
+                )
                 for inject in (False, True)
                 for name, position in (
                     ("sinusoid", "sinusoid"),
@@ -194,16 +183,12 @@ ACT_STUDIES = {
             "max_steps": twice_width_plus_one,
             "n_sums": 500,
             "long_chains": 200,
-            "halting": ActHalting(ponder_weight=0.1),
-            "chain_share": 0.25,
-            "stop_at_exact": None,
         },
     ),
     "recipe": (
         act_runs,
         {
             "variants": RECIPE_VARIANTS,
-            "n_steps": TUNED_ACT.n_steps,
             "seeds": [0, 1, 2],
             "widths": (8, 16, 32, 64),
             "max_steps": twice_width_plus_one,
@@ -240,7 +225,6 @@ ACT_STUDIES = {
         waiting_runs,
         {
             "variants": {name: RECIPE_VARIANTS[name] for name in WAITING_VARIANTS},
-            "n_steps": TUNED_ACT.n_steps,
             "seeds": [0, 1, 2],
             "widths": (8, 32),
             "n_sums": 300,

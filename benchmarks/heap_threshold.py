@@ -31,12 +31,12 @@ def _train() -> float:
     from recur.core.seeds import by_name
     from recur.training.ut_recipe import BOOK_ACT, train_ut
 
-    settings = {"n_steps": 200, "eval_every": 100, "stop_at_exact": None}
+    recipe = BOOK_ACT.but(
+        n_steps=200, eval_every=100, stop_at_exact=None, progress=False, device="cpu"
+    )
     seed = by_name("freed memory").first
     start = time.perf_counter()
-    train_ut(
-        **(BOOK_ACT.settings() | settings), seed=seed, progress=False, device="cpu"
-    )
+    train_ut(recipe, seed)
     return time.perf_counter() - start
 
 

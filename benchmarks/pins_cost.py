@@ -28,7 +28,7 @@ def cell(n_steps: int) -> None:
 
 
 def act_ut(n_steps: int) -> None:
-    train_ut(**(BOOK_ACT.settings() | QUIET | {"n_steps": n_steps}), seed=0)
+    train_ut(BOOK_ACT.but(**QUIET, n_steps=n_steps), seed=0)
 
 
 if __name__ == "__main__":

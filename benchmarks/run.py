@@ -242,8 +242,14 @@ def bench_act_ut(jobs: int = 1) -> None:
     100 fresh long-chain sums per width; the median and slowest training time (restart
     included); the worst exact match over the seeds at each width; and the largest
     mean steps beyond the carry at 8 bits."""
-    runs = seed_runs(("BOOK_ACT",), SEEDS_NEVER_CHOSEN_ON, sums_seed=BENCH_SUMS,
-                     jobs=jobs, device="cpu", progress=False)  # fmt: skip
+    runs = seed_runs(
+        ("BOOK_ACT",),
+        SEEDS_NEVER_CHOSEN_ON,
+        sums_seed=BENCH_SUMS,
+        jobs=jobs,
+        device="cpu",
+        progress=False,
+    )
     per_seed = runs.groupby("seed")[["success", "train seconds", "runs"]].first()
     n = len(per_seed)
     first, last = SEEDS_NEVER_CHOSEN_ON[0], SEEDS_NEVER_CHOSEN_ON[-1]
@@ -273,11 +279,15 @@ def _first_steps(paths: str, n_steps: int = 100) -> tuple[float, bytes]:
         )  # banded_attention looks it up at each call
     try:
         with cpu_threads(1, torch.device("cpu")):
-            settings = {"n_steps": n_steps, "stop_at_exact": None, "eval_every": 1000}
-            start = time.perf_counter()
-            model, _ = train_ut(
-                **(BOOK_ACT.settings() | settings), device="cpu", progress=False
+            recipe = BOOK_ACT.but(
+                n_steps=n_steps,
+                stop_at_exact=None,
+                eval_every=1000,
+                device="cpu",
+                progress=False,
             )
+            start = time.perf_counter()
+            model, _ = train_ut(recipe)
             seconds = time.perf_counter() - start
     finally:
         attention.two_slots = fast
@@ -311,10 +321,14 @@ def bench_rows_only(repeats: int = 5, trained_steps: int = 600) -> None:
     of the same model, interleaved A B A B after a warm-up of each: seconds per step
     (median of ``repeats``, each the mean of 50 steps) and their ratio."""
     with cpu_threads(1, torch.device("cpu")):
-        settings = {"n_steps": trained_steps, "stop_at_exact": None, "eval_every": 1000}
-        trained, run = train_ut(
-            **(BOOK_ACT.settings() | settings), device="cpu", progress=False
+        recipe = BOOK_ACT.but(
+            n_steps=trained_steps,
+            stop_at_exact=None,
+            eval_every=1000,
+            device="cpu",
+            progress=False,
         )
+        trained, run = train_ut(recipe)
 
         def per_step(rows_only: bool) -> float:
             rule = replace(trained.options.halting, train_rows_only=rows_only)

@@ -336,7 +336,7 @@ def _book_config(monkeypatch) -> TrainConfig:
         return None
 
     monkeypatch.setattr(ut_recipe, "train", train)
-    ut_recipe.train_ut(**ut_recipe.BOOK_ACT.settings(), seed=0)
+    ut_recipe.train_ut(ut_recipe.BOOK_ACT, seed=0)
     return caught["cfg"]
 
 

@@ -49,11 +49,11 @@ def _library_run(scenario: dict, monkeypatch) -> dict:
     seeds it trained, its verdict, runs and the step of the checkpoint it kept."""
     trained = []
 
-    def train_ut(seed, done, **settings):
+    def train_ut(recipe, seed, done):
         trained.append(seed)
         model = nn.Linear(1, 1)
-        every = settings["eval_every"]
-        for step in range(every, settings["n_steps"] + 1, every):
+        every = recipe.eval_every
+        for step in range(every, recipe.n_steps + 1, every):
             try:
                 if done(model, {"step": step, "exact": 1.0, "pairs": 10_000}):
                     break

@@ -16,11 +16,15 @@ from conftest import load_script
 from recur.core.device import jobs_run_by
 from recur.models.halting import ActHalting
 from recur.studies.sweeps import act_runs
+from recur.training.ut_recipe import FIRST_ACT
 
 pytestmark = pytest.mark.real_devices  # the workers train on the real CPU
 
 cluster = load_script("cluster")
-VARIANTS = {"plain": {}, "tau 0.1": {"halting": ActHalting(ponder_weight=0.1)}}
+VARIANTS = {
+    "plain": FIRST_ACT,
+    "tau 0.1": FIRST_ACT.but(halting=ActHalting(ponder_weight=0.1)),
+}
 TINY = {"widths": (4,), "n_sums": 10, "n_steps": 30, "eval_every": 10,
         "eval_size": 50, "max_bits": 4, "device": "cpu"}  # fmt: skip
 SEEDS = [0, 1, 2]
@@ -100,9 +104,9 @@ def test_a_killed_worker_loses_nothing(client, serial, tmp_path):
 def test_the_same_job_has_the_same_key_in_every_run():
     from recur.studies.sweeps import SweepJob, _length_rows, _sweep_rows
 
-    job = SweepJob("plain", 3, {"n_steps": 2}, _length_rows)
-    same = SweepJob("plain", 3, {"n_steps": 2}, _length_rows)
-    other = SweepJob("plain", 4, {"n_steps": 2}, _length_rows)
+    job = SweepJob("plain", 3, FIRST_ACT.but(n_steps=2), _length_rows)
+    same = SweepJob("plain", 3, FIRST_ACT.but(n_steps=2), _length_rows)
+    other = SweepJob("plain", 4, FIRST_ACT.but(n_steps=2), _length_rows)
     assert cluster.task_key(_sweep_rows, job) == cluster.task_key(_sweep_rows, same)
     assert cluster.task_key(_sweep_rows, job) != cluster.task_key(_sweep_rows, other)
 
@@ -112,9 +116,9 @@ def test_jobs_that_differ_only_in_a_late_setting_have_different_keys():
     (far past the first 40 characters of the job's text) are two jobs."""
     from recur.studies.sweeps import SweepJob, _length_rows, _sweep_rows
 
-    early = {f"setting_{k}": k for k in range(20)}
-    job = SweepJob("plain", 3, early | {"n_steps": 2}, _length_rows)
-    late = SweepJob("plain", 3, early | {"n_steps": 3}, _length_rows)
+    job = SweepJob("plain", 3, FIRST_ACT.but(n_threads=1), _length_rows)
+    late = SweepJob("plain", 3, FIRST_ACT.but(n_threads=2), _length_rows)
+    assert repr(job).index("n_threads=") > 400  # the recipe's last field
     assert cluster.task_key(_sweep_rows, job) != cluster.task_key(_sweep_rows, late)
 
 

@@ -17,7 +17,6 @@ from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer, UTOptions
 from recur.training.ut_recipe import UTRecipe, train_ut
 
-
 LOSSES_READ: list[tuple] = []  # the logits' shape each time training took a loss
 
 
@@ -54,7 +53,7 @@ def test_a_toy_rule_added_by_its_recipe_trains_and_answers_after_its_rounds():
     LOSSES_READ.clear()
     torch.manual_seed(0)
     untrained = UniversalTransformer(TOY.model)
-    model, run = train_ut(**TOY.settings(), seed=0, progress=False, eval_size=50)
+    model, run = train_ut(TOY.but(progress=False, eval_size=50), seed=0)
     assert list(run.history["step"]) == [10, 20]  # it trained all its steps
     assert LOSSES_READ == [(1, 64, 9)] * 20  # the rule's loss, on its one readout
     changed = [

@@ -16,6 +16,7 @@ from recur.chapters import ch4_universal_transformer, ch6_act_ut, ch6_measures
 from recur.chapters.ch6_act_ut import train_book_act
 from recur.chapters.ch6_check import ActCheck
 from recur.models.cell import LocalCell
+from recur.models.ut import UTOptions
 from recur.studies import seed_study
 from recur.studies.seed_study import act_succeeded, act_verdict
 from recur.training import ut_recipe
@@ -102,9 +103,9 @@ def seeds(monkeypatch) -> list[int]:
     called = []
     real = ut_recipe.train_ut
 
-    def spy(*args, seed, **kwargs):
+    def spy(recipe, seed, done=None):
         called.append(seed)
-        return real(*args, seed=seed, **kwargs)
+        return real(recipe, seed, done)
 
     monkeypatch.setattr(ch4_universal_transformer, "train_ut", spy)
     monkeypatch.setattr(ch6_act_ut, "train_ut", spy)
@@ -144,9 +145,9 @@ def test_chapter_4s_local_ut_starts_again_when_one_run_falls_short(monkeypatch):
     calls = []
     real = ut_recipe.train_ut
 
-    def spy(**kwargs):
-        calls.append(kwargs)
-        return real(**kwargs)
+    def spy(recipe, seed, done=None):
+        calls.append({"seed": seed, "window": recipe.model.window, "lr": recipe.lr})
+        return real(recipe, seed, done)
 
     monkeypatch.setattr(ch4_universal_transformer, "train_ut", spy)
     tiny = {"n_steps": 4, "eval_every": 2, "eval_size": 50, "progress": False}
@@ -176,10 +177,16 @@ def test_chapter4_trains_its_two_uts_beside_each_other_to_the_same_weights():
     tiny |= {"device": "cpu"}
     here = ch4_universal_transformer.train_both_uts(seed=5, **tiny)
     there = ch4_universal_transformer.train_both_uts(seed=5, jobs=2, **tiny)
-    full_alone, _ = ut_recipe.train_ut(
-        window=None, n_steps=3, lr=3e-3, seed=5, eval_every=3, eval_size=20,
-        progress=False, device="cpu",
-    )  # fmt: skip
+    full = ut_recipe.UTRecipe(
+        UTOptions(window=None),
+        n_steps=3,
+        lr=3e-3,
+        eval_every=3,
+        eval_size=20,
+        progress=False,
+        device="cpu",
+    )
+    full_alone, _ = ut_recipe.train_ut(full, seed=5)
     for model in (here[1][0], there[1][0]):
         assert all(map(torch.equal, model.state_dict().values(),
                        full_alone.state_dict().values()))  # fmt: skip
@@ -432,50 +439,50 @@ def test_a_bar_says_why_a_run_stopped_early():
         assert bar.total == 4 and bar.desc.startswith(f"training ({why})")
 
 
-def _with_train_ut_defaults(recipe: dict) -> dict:
-    """A recipe as train_ut sees it: what it sets, and train_ut's and TrainConfig's
-    defaults for the rest (read off their signatures by hand)."""
-    act = recipe.get("halting") is not None
-    defaults = {
-        "halting": None, "n_rounds": 9, "model_options": {},
-        "n_steps": 1500, "lr": 1e-3, "lr_decay": "none", "chain_share": 0.0,
-        "chain_kill_share": 0.0, "eval_every": 100,
-        "stop_at_exact": 0.99 if act else 1.0,
-    }  # fmt: skip
-    return defaults | recipe
-
-
-def test_each_recipe_gives_train_ut_its_settings_written_out_by_hand():
-    """Each frozen recipe gives train_ut the settings written out here by hand, and
-    refuses to be changed in place or built at another size."""
+def test_each_recipe_trains_with_the_settings_written_out_by_hand():
+    """Each frozen recipe builds the model and the loop's settings written out here by
+    hand (TrainConfig's own defaults for the rest), and refuses to be changed in
+    place, built at another size or given a setting it does not have."""
     import dataclasses
 
     from recur.models.halting import ActHalting
+    from recur.models.ut import UTOptions
     from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, LOCAL_UT, TUNED_ACT
 
-    first = {"window": 1, "halting": ActHalting(eps=0.01, ponder_weight=0.01),
-             "n_rounds": 12, "n_steps": 1500}  # fmt: skip
-    tuned = first | {
-        "model_options": {"inject": True, "position": "relative",
-                          "round_signal": False, "floor": True},
-        "halting": ActHalting(ponder_weight=0.1, noise=2.0),
-        "chain_share": 0.25, "lr": 3e-3, "n_steps": 800, "stop_at_exact": None,
-    }  # fmt: skip
-    book = tuned | {
-        "model_options": tuned["model_options"]
-        | {"pause": 0.25, "pair_as_set": True},
-        "halting": ActHalting(ponder_weight=0.1, noise=2.0, train_rows_only=True),
-        "n_rounds": 16, "lr_decay": "cosine", "n_steps": 1200, "eval_every": 100,
-        "chain_kill_share": 0.5,
-    }  # fmt: skip
-    local = {"window": 1, "n_steps": 1500, "lr": 3e-3}
-    for recipe, old in [(FIRST_ACT, first), (TUNED_ACT, tuned), (BOOK_ACT, book),
-                        (LOCAL_UT, local)]:  # fmt: skip
-        assert recipe.settings() == _with_train_ut_defaults(old)
+    first_model = UTOptions(window=1, halting=ActHalting(eps=0.01, ponder_weight=0.01))
+    first = {"n_rounds": 12, "n_steps": 1500, "lr": 1e-3, "batch_size": 64,
+             "eval_every": 100, "stop_at_exact": 0.99, "loss_window": 1,
+             "aux_warmup": 500}  # fmt: skip
+    tuned_model = UTOptions(
+        window=1, inject=True, position="relative", round_signal=False, floor=True,
+        halting=ActHalting(ponder_weight=0.1, noise=2.0),
+    )  # fmt: skip
+    tuned = first | {"chain_share": 0.25, "lr": 3e-3, "n_steps": 800,
+                     "stop_at_exact": None}  # fmt: skip
+    book_model = dataclasses.replace(
+        tuned_model, pause=0.25, pair_as_set=True,
+        halting=ActHalting(ponder_weight=0.1, noise=2.0, train_rows_only=True),
+    )  # fmt: skip
+    book = tuned | {"n_rounds": 16, "lr_decay": "cosine", "n_steps": 1200,
+                    "chain_kill_share": 0.5}  # fmt: skip
+    local = {"n_rounds": 9, "n_steps": 1500, "lr": 3e-3, "batch_size": 64,
+             "eval_every": 100, "loss_window": 9}  # fmt: skip
+    for recipe, model, loop in [
+        (FIRST_ACT, first_model, first), (TUNED_ACT, tuned_model, tuned),
+        (BOOK_ACT, book_model, book), (LOCAL_UT, UTOptions(window=1), local),
+    ]:  # fmt: skip
+        assert recipe.model == model
+        assert recipe.config(seed=7) == TrainConfig(**loop, seed=7)
     with pytest.raises(dataclasses.FrozenInstanceError):
         BOOK_ACT.n_steps = 10
     with pytest.raises(ValueError, match="UT of"):
-        dataclasses.replace(BOOK_ACT, model=dataclasses.replace(BOOK_ACT.model, d_ff=8))
+        BOOK_ACT.but(d_ff=8)
+    with pytest.raises(ValueError, match="n_stpes"):
+        BOOK_ACT.but(n_stpes=10)
+    assert BOOK_ACT.but(pause=0.0, n_steps=10) == dataclasses.replace(
+        BOOK_ACT, model=dataclasses.replace(book_model, pause=0.0), n_steps=10
+    )
+    assert BOOK_ACT.but(aux_warmup=0).config(seed=0).aux_warmup == 0
 
 
 def test_the_live_study_on_two_kinds_of_cpu_by_hand():

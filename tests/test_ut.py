@@ -30,7 +30,7 @@ from recur.models.ut import UniversalTransformer, one_round
 from recur.studies.sweeps import act_runs, tau_sweep
 from recur.training.config import TrainConfig
 from recur.training.loop import train
-from recur.training.ut_recipe import UT_SIZE
+from recur.training.ut_recipe import FIRST_ACT, UT_SIZE
 
 ACT = ActHalting()  # ACT halting with its defaults
 
@@ -215,7 +215,7 @@ def test_position_offsets_shift_the_signal_only_while_training():
 def test_act_studies_have_a_row_per_variant_seed_and_width():
     fast = {"n_steps": 4, "eval_every": 2, "eval_size": 50}
     runs = act_runs(
-        {"sinusoid": {}, "none": {"model_options": {"position": "none"}}},
+        {"sinusoid": FIRST_ACT, "none": FIRST_ACT.but(position="none")},
         seeds=[0, 1],
         widths=(4, 6),
         n_sums=20,
@@ -530,16 +530,20 @@ def test_cached_masks_and_tables_come_back_as_copies():
     assert torch.equal(position_table(6, 8), want)
 
 
-def test_the_recipes_do_not_share_their_option_dicts():
-    """A study that changes its options must not change the library's recipes."""
+def test_a_study_cannot_change_the_librarys_recipes():
+    """A study's variants are recipes of their own, frozen: none can change the
+    library's."""
+    import dataclasses
+
     from conftest import load_script
-    from recur.training.ut_recipe import BOOK_ACT, TUNED_ACT
+    from recur.training.ut_recipe import BOOK_ACT, TUNED_ACT, UTRecipe
 
     studies = load_script("act_studies")  # with benchmarks/ importable: any test order
-    options = [v["model_options"] for v in studies.RECIPE_VARIANTS.values()]
-    options[0]["floor"] = "changed by a study"
-    assert TUNED_ACT.settings()["model_options"]["floor"] is True
-    assert BOOK_ACT.settings()["model_options"]["floor"] is True
+    variant = studies.RECIPE_VARIANTS["no floor"]
+    assert isinstance(variant, UTRecipe) and variant.model.floor is False
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        variant.model.floor = True
+    assert TUNED_ACT.model.floor is True and BOOK_ACT.model.floor is True
 
 
 @pytest.mark.parametrize("case", ["plain", "held", "ring"])

@@ -251,7 +251,7 @@ function cellTrainer(scope) {
     return { logits, states, zs, hidden, raws, problem };
   }
 
-  // recur.training.evaluate.window_loss with window 1: binary cross-entropy on the
+  // recur.models.cell.window_loss with window 1: binary cross-entropy on the
   // last round's logits, averaged over each sum's positions, then over the kept sums.
   function windowLoss(logits, batch, keep) {
     const { size, n } = batch;

@@ -17,19 +17,18 @@ from recur.training.ut_recipe import FULL_UT, LOCAL_UT, train_ut
 from recur.views.text import percent_text
 
 
-def train_local_ut(seed: int = 0, max_attempts: int = 2, **overrides) -> CheckedRun:
+def train_local_ut(seed: int = 0, max_attempts: int = 2, **changes) -> CheckedRun:
     """Chapter 4's training procedure: :data:`LOCAL_UT`, and if 1,500 steps do not get
     every held-out pair right, again from the next seed of
     :func:`recur.training.config.attempt_seeds`, at most ``max_attempts`` runs
     (:func:`recur.training.config.restarting`); its check asks no more than every
     held-out pair right. The restart and the step cap rest on the live
     study's seeds (``data/live_seeds.csv``) and on seeds 820-859, used for nothing else,
-    where every run got every held-out pair right by step 1,100. ``overrides`` go to
-    :func:`train_ut` (``device``, ``progress``, ...)."""
+    where every run got every held-out pair right by step 1,100. ``changes`` change
+    the recipe (:meth:`UTRecipe.but`: ``device``, ``progress``, ...)."""
+    recipe = LOCAL_UT.but(**changes)
     (model, run), n_runs, seconds = restarting(
-        lambda attempt_seed: train_ut(
-            **(LOCAL_UT.settings() | overrides), seed=attempt_seed
-        ),
+        lambda attempt_seed: train_ut(recipe, attempt_seed),
         lambda result: result[1].reached,
         seed,
         max_attempts,
@@ -37,13 +36,13 @@ def train_local_ut(seed: int = 0, max_attempts: int = 2, **overrides) -> Checked
     return CheckedRun(model, run, [], n_runs, seconds, extra_check=None)
 
 
-def train_full_ut(seed: int = 0, **overrides) -> tuple:
+def train_full_ut(seed: int = 0, **changes) -> tuple:
     """Chapter 4's full-attention UT: one run of :data:`FULL_UT`, (model, run);
-    ``overrides`` go to :func:`train_ut`."""
-    return train_ut(**(FULL_UT.settings() | overrides), seed=seed)
+    ``changes`` change the recipe (:meth:`UTRecipe.but`)."""
+    return train_ut(FULL_UT.but(**changes), seed)
 
 
-def train_both_uts(seed: int = 0, jobs: int = 1, **overrides) -> tuple:
+def train_both_uts(seed: int = 0, jobs: int = 1, **changes) -> tuple:
     """Chapter 4's two trainings, from the same ``seed``: (:func:`train_local_ut`'s
     run, :func:`train_full_ut`'s model and run). With ``jobs=2`` the full-attention UT
     trains in a second process (no progress bar there) while the local one trains
@@ -52,9 +51,9 @@ def train_both_uts(seed: int = 0, jobs: int = 1, **overrides) -> tuple:
     if jobs not in (1, 2):
         raise ValueError(f"jobs must be 1 or 2, got {jobs}")
     if jobs == 1:
-        return train_local_ut(seed, **overrides), train_full_ut(seed, **overrides)
-    with beside(train_full_ut, seed, **(overrides | {"progress": False})) as full:
-        local = train_local_ut(seed, **overrides)
+        return train_local_ut(seed, **changes), train_full_ut(seed, **changes)
+    with beside(train_full_ut, seed, **(changes | {"progress": False})) as full:
+        local = train_local_ut(seed, **changes)
         return local, full.result()
 
 

@@ -25,13 +25,22 @@ from recur.training.config import (
     attempt_seeds,
     restarting,
 )
-from recur.training.ut_recipe import BOOK_ACT, FIRST_ACT, TUNED_ACT, train_ut
+from recur.training.ut_recipe import (
+    BOOK_ACT,
+    FIRST_ACT,
+    TUNED_ACT,
+    UTRecipe,
+    train_ut,
+)
 
 # A run that has not passed its check by this step gives up when another run may
 # follow, since one from a new seed is likelier to pass. Chosen on the first runs of
 # seeds 860-899 (used for nothing else; book/data/act_give_up.csv): every run that
 # passed its check had passed by step 900; the others never passed in 1,200 steps.
 GIVE_UP_STEP = 1000
+# The first step with a check: the first held-out check (every 100 steps) after the
+# ponder cost's ramp (ACT_RAMP_STEPS), so every check sees the loss at its full weight.
+FIRST_CHECK_STEP = 600
 
 
 @dataclass
@@ -65,12 +74,12 @@ class BookRun:
 
 
 def _attempt(
-    seed: int, checks: list, min_step: int, give_up_step: int | None, **overrides
+    seed: int, checks: list, min_step: int, give_up_step: int | None, recipe: UTRecipe
 ):
-    """One training run of BOOK_ACT that keeps its best checkpoint and stops at the
-    first check (from ``min_step`` on) that passes, or gives up at the first check
-    from ``give_up_step`` on that fails (None: never); the model, the run and the
-    check of the checkpoint kept (``None`` if no check was made)."""
+    """One training run of ``recipe`` (BOOK_ACT) that keeps its best checkpoint and
+    stops at the first check (from ``min_step`` on) that passes, or gives up at the
+    first check from ``give_up_step`` on that fails (None: never); the model, the run
+    and the check of the checkpoint kept (``None`` if no check was made)."""
     best: dict = {}
 
     def done(model, row) -> bool:
@@ -86,7 +95,7 @@ def _attempt(
             raise GiveUp  # another run from a new seed is likelier to pass
         return check.passed
 
-    model, run = train_ut(**(BOOK_ACT.settings() | overrides), seed=seed, done=done)
+    model, run = train_ut(recipe, seed, done)
     if best:
         model.load_state_dict(best["state"])
     return model, run, best.get("check")
@@ -95,9 +104,10 @@ def _attempt(
 def train_book_act(
     seed: int = 0,
     max_attempts: int = 3,
-    min_step: int = 600,
+    min_step: int = FIRST_CHECK_STEP,
     give_up_step: int = GIVE_UP_STEP,
-    **overrides,
+    recipe: UTRecipe = BOOK_ACT,
+    **changes,
 ) -> BookRun:
     """Chapter 6's training procedure: :data:`BOOK_ACT` with :func:`act_check` from
     step ``min_step`` on (after the ponder cost's ramp), keeping the best checkpoint
@@ -105,13 +115,15 @@ def train_book_act(
     again with the next seed of :func:`recur.training.config.attempt_seeds`, at most
     ``max_attempts`` runs in all (the last run never gives up: it trains all its
     steps and keeps its best checkpoint). Only sums of at most 8 bits are used.
-    ``overrides`` go to :func:`train_ut` (``device``, ``progress``, ...)."""
+    ``changes`` change ``recipe`` (:meth:`UTRecipe.but`: ``device``, ``progress``,
+    ...)."""
+    recipe = recipe.but(**changes)
     checks: list[ActCheck] = []
     last = attempt_seeds(seed, max_attempts)[-1]
 
     def train_once(attempt_seed: int):
         give_up = None if attempt_seed == last else give_up_step
-        return _attempt(attempt_seed, checks, min_step, give_up, **overrides)
+        return _attempt(attempt_seed, checks, min_step, give_up, recipe)
 
     (model, run, kept), n_runs, seconds = restarting(
         train_once,
@@ -122,10 +134,10 @@ def train_book_act(
     return BookRun(model, run, checks, kept, n_runs, seconds)
 
 
-def train_first_act(seed: int = 0, **overrides) -> tuple:
+def train_first_act(seed: int = 0, **changes) -> tuple:
     """One run of :data:`FIRST_ACT`, the first recipe, (model, run): what the page's
-    explorer shows beside the chapter's model. ``overrides`` go to :func:`train_ut`."""
-    return train_ut(**(FIRST_ACT.settings() | overrides), seed=seed)
+    explorer shows beside the chapter's model. ``changes`` change the recipe."""
+    return train_ut(FIRST_ACT.but(**changes), seed)
 
 
 def simpler_settings() -> dict:

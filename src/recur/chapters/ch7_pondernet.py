@@ -3,8 +3,6 @@ model is, and the tables and sentences that set it beside ACT."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pandas as pd
 import torch
 
@@ -25,23 +23,17 @@ from recur.views.text import fit_words, more_word
 # end with no carry (BOOK_ACT's chain_kill_share; here 0), so a long wait may promise a
 # carry (Chapter 7 says so), and reading each pair of bits as a set (pair_as_set),
 # which bears on runs of equal pairs that the comparison's sums seldom hold.
-PONDER = replace(
-    BOOK_ACT,
-    model=replace(BOOK_ACT.model, halting=PonderHalting(), pair_as_set=False),
-    chain_kill_share=0.0,
-)
+PONDER = BOOK_ACT.but(halting=PonderHalting(), pair_as_set=False, chain_kill_share=0.0)
 
 
 # Chapter 7's study (benchmarks/ch7_studies.py): fresh test sums per width.
 STUDY_SUMS = {"random": 500, "long chains": 200}
 
 
-def train_ponder(
-    seed: int = 0, **overrides
-) -> tuple[UniversalTransformer, TrainResult]:
-    """Train :data:`PONDER` on sums of at most 8 bits; ``overrides`` go to
-    :func:`recur.training.ut_recipe.train_ut`."""
-    return train_ut(**(PONDER.settings() | overrides), seed=seed)
+def train_ponder(seed: int = 0, **changes) -> tuple[UniversalTransformer, TrainResult]:
+    """Train :data:`PONDER` on sums of at most 8 bits; ``changes`` change the recipe
+    (:meth:`recur.training.ut_recipe.UTRecipe.but`)."""
+    return train_ut(PONDER.but(**changes), seed)
 
 
 # Chapter 7's table headers: which seeds each number of :func:`study_summary` sums up.

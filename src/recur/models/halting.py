@@ -27,7 +27,6 @@ from torch import nn
 from recur.models.act import (
     ACT_EPS,
     ACT_RAMP_STEPS,
-    ACT_TARGET,
     HaltingUnit,
     act_loop,
 )
@@ -80,7 +79,7 @@ class HaltingRule:
     def loop_settings(self) -> dict:
         """The training loop's settings (:class:`recur.training.config.TrainConfig`
         fields) this rule trains with, unless a recipe says otherwise."""
-        return {"loss_window": 1, "aux_warmup": 0, "stop_at_exact": 1.0}
+        return {"loss_window": 1, "aux_warmup": 0}
 
     def check_training(self, loss_window: int, aux_warmup: int) -> None:
         """Refuse loop settings that do not apply to this rule."""
@@ -126,9 +125,8 @@ class ActHalting(HaltingRule):
 
     def loop_settings(self) -> dict:
         """One readout (the mixed state), the ponder cost ramped in over the first
-        :data:`ACT_RAMP_STEPS` steps, a stop at :data:`ACT_TARGET`."""
-        ramp = {"aux_warmup": ACT_RAMP_STEPS, "stop_at_exact": ACT_TARGET}
-        return super().loop_settings() | ramp
+        :data:`ACT_RAMP_STEPS` steps."""
+        return super().loop_settings() | {"aux_warmup": ACT_RAMP_STEPS}
 
 
 @dataclass(frozen=True)

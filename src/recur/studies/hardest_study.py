@@ -9,7 +9,6 @@ import pandas as pd
 from recur.chapters.ch6_hardest import HARDEST_NEWS, HARDEST_PAST, HARDEST_RIGHT
 from recur.core.bars import HARDEST_PAST as HARDEST_PAST_BAR
 from recur.studies.seed_study import seed_runs
-from recur.training.ut_recipe import BOOK_ACT
 
 PAIRS = "pairs as sets"  # the column of :func:`pair_runs`
 
@@ -18,10 +17,9 @@ def pair_runs(seeds: tuple[int, ...], jobs: int = 1, **settings) -> pd.DataFrame
     """The ``pairs`` study: :func:`seed_runs` of Chapter 6's procedure with its model
     reading each pair of bits as a set (``pair_as_set``, the procedure's own) and
     without, the hardest sums included; a column :data:`PAIRS` says which."""
-    options = BOOK_ACT.settings()["model_options"]
     tables = [
         seed_runs(("BOOK_ACT",), seeds, jobs=jobs, hardest=True,
-                  model_options=options | {"pair_as_set": as_set}, **settings)
+                  pair_as_set=as_set, **settings)
         .assign(**{PAIRS: as_set})
         for as_set in (True, False)
     ]  # fmt: skip

@@ -130,9 +130,9 @@ def _one_run(make_model: Callable, settings: dict, seed: int, overrides: dict):
 
 def _one_run_local_ut(seed: int, overrides: dict) -> tuple:
     """Chapter 4's local UT in one run of at most :data:`FIRST_100_UT_STEPS`."""
-    quiet = _quiet(seed, overrides)
-    steps = {"n_steps": FIRST_100_UT_STEPS}
-    return train_ut(**(LOCAL_UT.settings() | steps | quiet))
+    changes = {"n_steps": FIRST_100_UT_STEPS} | _quiet(seed, overrides)
+    seed = changes.pop("seed")
+    return train_ut(LOCAL_UT.but(**changes), seed)
 
 
 def _every_sum(reached: bool, value: float, exact_8: float = 1.0) -> bool:

@@ -23,13 +23,16 @@ from recur.core.bars import ROBUST, SUCCESS, WIDE_BAR
 from recur.core.device import run_jobs
 from recur.core.seeds import REPORT_SUMS
 from recur.core.tasks import twice_width_plus_one
-from recur.training.ut_recipe import TUNED_ACT, train_ut
+from recur.training.ut_recipe import BOOK_ACT, TUNED_ACT, UTRecipe, train_ut
 
 SEED_WIDTHS = (8, 16, 32, 64)
 WIDE_WIDTHS = (8, 128, 256, 512, 1024)  # the ``wide`` study (WIDE_BAR)
 # The fresh sums of each width a model is tested on against the bar: random, and as many
 # long chains as long waits without a carry (Chapter 6's live run is tested on as many)
 TEST_SUMS, TEST_CHAINS = 300, 100
+# The recipes a seeds study trains, by name: Chapter 6's (with its check and restarts)
+# and the simpler procedure's (one run, no check)
+RECIPES = {"BOOK_ACT": BOOK_ACT, "TUNED_ACT": TUNED_ACT}
 
 
 def the_bar() -> dict:
@@ -86,44 +89,61 @@ def act_verdict(table: pd.DataFrame) -> dict:
     return {"ok": False, "words": words, "claim": claim}
 
 
-def train_recipe(recipe: str, seed: int, **overrides) -> tuple:
-    """``"BOOK_ACT"`` (:func:`train_book_act`) or ``"TUNED_ACT"`` (one run of
-    :data:`TUNED_ACT`, which has no check): the model, the training seconds, the number
-    of runs and whether the 8-bit check passed (``None``: no check)."""
-    if recipe == "BOOK_ACT":
-        book = train_book_act(seed, **overrides)
+def train_recipe(
+    name: str, seed: int, recipe: UTRecipe | None = None, max_attempts: int = 3
+) -> tuple:
+    """``"BOOK_ACT"`` (:func:`train_book_act`, at most ``max_attempts`` runs) or
+    ``"TUNED_ACT"`` (one run, no check), each by ``recipe`` (default: the named one):
+    the model, the training seconds, the number of runs and whether the 8-bit check
+    passed (``None``: no check)."""
+    if name not in RECIPES:
+        raise ValueError(f"recipe must be one of {', '.join(RECIPES)}, got {name!r}")
+    recipe = recipe or RECIPES[name]
+    if name == "BOOK_ACT":
+        book = train_book_act(seed, max_attempts=max_attempts, recipe=recipe)
         return book.model, book.seconds, book.attempts, book.passed
-    if recipe == "TUNED_ACT":
-        model, run = train_ut(**(TUNED_ACT.settings() | overrides), seed=seed)
-        return model, run.seconds, 1, None
-    raise ValueError(f"recipe must be 'BOOK_ACT' or 'TUNED_ACT', got {recipe!r}")
+    model, run = train_ut(recipe, seed)
+    return model, run.seconds, 1, None
 
 
 @dataclass(frozen=True)
-class SeedJob:
-    """One training of :func:`seed_runs` and its tests: the recipe, the seed, the
-    widths, how many random and long-chain sums of each, their seeds' offset, and the
-    overrides (of the training, and the study's own keys that :func:`_seed_rows`
-    reads)."""
+class SeedTests:
+    """What :func:`seed_runs` tests each model on: the widths, how many random and
+    long-chain sums of each, their seeds' offset, the widest with long chains (``None``:
+    all), and which columns to add: kill-ended waits, the hardest sums', and with them
+    the answers' first right rounds."""
 
-    recipe: str
-    seed: int
     widths: tuple[int, ...]
     n_sums: int
     long_chains: int
     sums_seed: int
-    overrides: dict
+    long_chains_up_to: int | None = None
+    kill_waits: bool = False
+    hardest: bool = False
+    hardest_news: bool = True
+
+
+@dataclass(frozen=True)
+class SeedJob:
+    """One training of :func:`seed_runs` and its tests: the recipe's name, the seed,
+    the recipe itself (with the study's changes), the runs it may take, the tests."""
+
+    name: str
+    seed: int
+    recipe: UTRecipe
+    max_attempts: int
+    tests: SeedTests
 
 
 def _seed_rows(job: SeedJob) -> list[dict]:
-    recipe, seed, widths = job.recipe, job.seed, job.widths
-    n_sums, long_chains, sums_seed = job.n_sums, job.long_chains, job.sums_seed
-    overrides = dict(job.overrides)  # shared by every task of the study: leave it whole
-    chains_up_to = overrides.pop("long_chains_up_to", max(widths))
-    kills = overrides.pop("kill_waits", False)  # a column for kill-ended waits too
-    hardest = overrides.pop("hardest", False)  # and the hardest sums' columns
-    news = overrides.pop("hardest_news", True)  # with the answers' first right rounds
-    model, seconds, attempts, checked = train_recipe(recipe, seed, **overrides)
+    recipe, seed, tests = job.name, job.seed, job.tests
+    widths, n_sums, long_chains = tests.widths, tests.n_sums, tests.long_chains
+    sums_seed, kills, hardest = tests.sums_seed, tests.kill_waits, tests.hardest
+    chains_up_to = tests.long_chains_up_to or max(widths)
+    news = tests.hardest_news
+    model, seconds, attempts, checked = train_recipe(
+        recipe, seed, job.recipe, job.max_attempts
+    )
     cap = twice_width_plus_one
     tables = [
         act_length_table(model, part, n_sums, cap, sums_seed, chains, kill_waits=kills)
@@ -160,20 +180,28 @@ def seed_runs(
     long_chains: int = TEST_CHAINS,
     sums_seed: int = REPORT_SUMS,
     jobs: int = 1,
-    **overrides,
+    max_attempts: int = 3,
+    long_chains_up_to: int | None = None,
+    kill_waits: bool = False,
+    hardest: bool = False,
+    hardest_news: bool = True,
+    **changes,
 ) -> pd.DataFrame:
-    """The ``seeds`` study: train each recipe once per seed (``overrides`` go to
-    :func:`train_recipe`), then test it on ``n_sums`` random and ``long_chains``
-    long-chain sums of each width (seeded ``sums_seed + width``, never used to choose
-    anything), cap 2 (n + 1); ``long_chains_up_to`` (an override) limits the
-    long-chain sums to the widths up to it. One row per recipe, seed and width, with
-    the run's
-    training seconds, runs (attempts), whether its 8-bit check passed and
-    :func:`act_succeeded`. ``jobs`` > 1 runs
-    that many seeds at once, each in its own process (one torch thread each)."""
+    """The ``seeds`` study: train each recipe once per seed (:func:`train_recipe`,
+    the recipe with ``changes``, :meth:`UTRecipe.but`, made here so that a misspelt
+    one fails before any training), then test it on ``n_sums`` random and
+    ``long_chains`` long-chain sums of each width (seeded ``sums_seed + width``, never
+    used to choose anything), cap 2 (n + 1); ``long_chains_up_to`` limits the
+    long-chain sums to the widths up to it (:class:`SeedTests`). One row per recipe,
+    seed and width, with the run's training seconds, runs (attempts), whether its
+    8-bit check passed and :func:`act_succeeded`. ``jobs`` > 1 runs that many seeds at
+    once, each in its own process (one torch thread each)."""
+    tests = SeedTests(widths, n_sums, long_chains, sums_seed, long_chains_up_to,
+                      kill_waits, hardest, hardest_news)  # fmt: skip
+    trained = {name: RECIPES[name].but(**changes) for name in recipes}
     tasks = [
-        SeedJob(recipe, seed, widths, n_sums, long_chains, sums_seed, overrides)
-        for recipe in recipes
+        SeedJob(name, seed, trained[name], max_attempts, tests)
+        for name in recipes
         for seed in seeds
     ]
     results = run_jobs(_seed_rows, tasks, jobs)

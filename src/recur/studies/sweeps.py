@@ -19,43 +19,51 @@ from recur.core.tasks import (
 )
 from recur.models.act import ACT_TARGET
 from recur.models.halting import ActHalting
-from recur.training.ut_recipe import train_ut
+from recur.training.ut_recipe import FIRST_ACT, UTRecipe, train_ut
 
 
 def tau_sweep(
-    taus: list[float], seeds: list[int], n_sums: int = 2000, **overrides
+    taus: list[float], seeds: list[int], n_sums: int = 2000, **changes
 ) -> pd.DataFrame:
     """The time penalty tau (``ponder_weight``): for each value and seed, train the
-    local ACT UT and measure held-out exact match and the mean number of steps."""
-    variants = {tau: {"halting": ActHalting(ponder_weight=tau)} for tau in taus}
-    runs = act_runs(variants, seeds, n_sums=n_sums, **overrides)
+    first recipe with it and measure held-out exact match and the mean number of
+    steps."""
+    variants = {
+        tau: FIRST_ACT.but(halting=ActHalting(ponder_weight=tau)) for tau in taus
+    }
+    runs = act_runs(variants, seeds, n_sums=n_sums, **changes)
     return runs.rename(columns={"variant": "tau"}).drop(columns="bits")
 
 
 @dataclass(frozen=True)
 class SweepJob:
-    """One training of :func:`runs`: the variant's name, the seed, the training's
-    settings and the measure of the trained model."""
+    """One training of :func:`runs`: the variant's name, the seed, its recipe and the
+    measure of the trained model."""
 
     variant: object
     seed: int
-    settings: dict
+    recipe: UTRecipe
     measure: Callable
 
 
 def runs(
-    variants: dict, seeds: list[int], measure: Callable, jobs: int = 1, **overrides
+    variants: dict[object, UTRecipe],
+    seeds: list[int],
+    measure: Callable,
+    jobs: int = 1,
+    **changes,
 ) -> pd.DataFrame:
-    """Train the local ACT UT (cap 12) once per variant and seed and measure it.
+    """Train each variant's recipe once per seed and measure it.
 
-    ``variants`` maps a name (or value) to keyword arguments of :func:`train_ut`,
-    ``overrides`` go to every training; ``measure(model, run)`` (importable, for
-    ``jobs`` > 1) returns the rows of one run, to which each row's ``variant`` and
-    ``seed`` are put first. ``jobs`` trainings run at once
-    (:func:`recur.core.device.run_jobs`)."""
+    ``variants`` maps a name (or value) to a recipe, ``changes`` change every one of
+    them (:meth:`UTRecipe.but`, here, so that a misspelt one fails before any
+    training); ``measure(model, run)`` (importable, for ``jobs`` > 1) returns the rows
+    of one run, to which each row's ``variant`` and ``seed`` are put first. ``jobs``
+    trainings run at once (:func:`recur.core.device.run_jobs`)."""
+    quiet = {"progress": False} | changes
     tasks = [
-        SweepJob(name, seed, {"progress": False} | overrides | options, measure)
-        for name, options in variants.items()
+        SweepJob(name, seed, recipe.but(**quiet), measure)
+        for name, recipe in variants.items()
         for seed in seeds
     ]
     return pd.DataFrame(
@@ -64,8 +72,7 @@ def runs(
 
 
 def _sweep_rows(job: SweepJob) -> list[dict]:
-    settings = {"halting": ActHalting(), "n_rounds": 12} | job.settings
-    model, run = train_ut(1, seed=job.seed, **settings)
+    model, run = train_ut(job.recipe, job.seed)
     first = {"variant": job.variant, "seed": job.seed}
     return [first | row for row in job.measure(model, run)]
 
@@ -78,7 +85,7 @@ def act_runs(
     max_steps: int | Callable[[int], int] = 12,
     long_chains: int = 0,
     extra_columns: tuple[str, ...] = (),
-    **overrides,
+    **changes,
 ) -> pd.DataFrame:
     """:func:`runs` measured by :func:`act_length_table`: one row per run and test
     width with exact match, mean steps and steps beyond the carry (sums seeded
@@ -90,7 +97,7 @@ def act_runs(
         _length_rows, widths=widths, n_sums=n_sums, max_steps=max_steps,
         long_chains=long_chains, extra_columns=extra_columns,
     )  # fmt: skip
-    return runs(variants, seeds, measure, **overrides)
+    return runs(variants, seeds, measure, **changes)
 
 
 def _length_rows(
@@ -118,7 +125,7 @@ def waiting_runs(
     widths: tuple[int, ...] = (8, 32),
     n_sums: int = 300,
     max_steps: Callable[[int], int] = twice_width_plus_one,
-    **overrides,
+    **changes,
 ) -> pd.DataFrame:
     """:func:`runs` measured by :func:`halting_while_waiting` on ``n_sums`` long-chain
     sums of each width (seeded ``CHOICE_SUMS`` + width). One row per run, width and
@@ -126,7 +133,7 @@ def waiting_runs(
     measure = functools.partial(
         _waiting_rows, widths=widths, n_sums=n_sums, max_steps=max_steps
     )
-    return runs(variants, seeds, measure, **overrides)
+    return runs(variants, seeds, measure, **changes)
 
 
 def _waiting_rows(model, run, widths, n_sums, max_steps) -> list[dict]:
