@@ -33,8 +33,8 @@ from recur.models.ut import UniversalTransformer  # noqa: E402
 from recur.training.ut_recipe import BOOK_ACT  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-import cluster  # noqa: E402
 from last_run import recorded  # noqa: E402
+from recur.studies import cluster  # noqa: E402
 
 STATIC = ROOT / "book" / "_extra" / "_static"
 SCRIPTS = [

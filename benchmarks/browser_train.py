@@ -39,8 +39,8 @@ from recur.studies.skeptic_study import found_families  # noqa: E402
 from recur.training.holds import cell_holds  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-import cluster  # noqa: E402
 from last_run import recorded  # noqa: E402
+from recur.studies import cluster  # noqa: E402
 
 SCRIPT = ROOT / "book" / "_extra" / "_static" / "cell_train.js"
 OUT = ROOT / "book" / "data" / "browser_cell_seeds.csv"

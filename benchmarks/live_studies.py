@@ -14,8 +14,8 @@ way in both procedures, so their rows are taken from ``live_seeds.csv`` (run it 
 
 Run: ``.venv/bin/python benchmarks/live_studies.py [--jobs N] [--scheduler ADDRESS]
 [--seeds A-B] [--out DIR] [--models NAMES] [--first-100]``: the trainings run on a Dask
-cluster and are kept as they finish (``cluster.py``). With ``--seeds`` or ``--models``
-the other rows of the table at ``--out`` stay.
+cluster and are kept as they finish (:mod:`recur.studies.cluster`). With ``--seeds``
+or ``--models`` the other rows of the table at ``--out`` stay.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import json
 
 import pandas as pd
 
-import cluster
 from last_run import recorded
+from recur.studies import cluster
 from recur.studies.live import FIRST_100_DIFFERS, LIVE, by_name, live_seed_runs
 
 DATA = cluster.DATA

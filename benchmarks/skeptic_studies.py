@@ -25,8 +25,8 @@ import argparse
 
 import pandas as pd
 
-import cluster
 from recur.core.seeds import by_name
+from recur.studies import cluster
 from recur.studies.skeptic_study import (
     SEARCH_DRAWS,
     TRAININGS,

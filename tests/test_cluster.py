@@ -12,15 +12,14 @@ import pandas as pd
 import pytest
 from distributed import Client
 
-from conftest import load_script
 from recur.core.device import jobs_run_by
 from recur.models.halting import ActHalting
+from recur.studies import cluster
 from recur.studies.sweeps import act_runs
 from recur.training.ut_recipe import FIRST_ACT
 
 pytestmark = pytest.mark.real_devices  # the workers train on the real CPU
 
-cluster = load_script("cluster")
 VARIANTS = {
     "plain": FIRST_ACT,
     "tau 0.1": FIRST_ACT.but(halting=ActHalting(ponder_weight=0.1)),

@@ -181,5 +181,5 @@ def test_a_script_imports_no_module_of_the_tests(path):
 
 def test_the_script_checks_see_a_planted_import(tmp_path):
     module = tmp_path / "planted.py"
-    module.write_text("import cluster\nfrom conftest import chromium_path\n")
-    assert library_imports_of_scripts(module) == ["cluster", "conftest"]
+    module.write_text("import last_run\nfrom conftest import chromium_path\n")
+    assert library_imports_of_scripts(module) == ["last_run", "conftest"]

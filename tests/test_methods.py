@@ -72,7 +72,7 @@ def test_every_command_of_make_studies_is_listed():
 def test_chapter_6s_studies_are_those_its_script_runs():
     from conftest import load_script
 
-    script = load_script("act_studies")
+    script = load_script("act_studies")  # runs the records of recur.studies
     act = {
         s.name for s in methods.STUDY_TABLES if s.command.startswith(methods.ACT_SCRIPT)
     }
@@ -87,7 +87,7 @@ def test_only_the_studies_that_take_jobs_are_listed_with_jobs():
 
     script = load_script("act_studies")
     takes_jobs = {
-        name for name, (_, settings) in script.ACT_STUDIES.items() if "jobs" in settings
+        name for name, study in script.ACT_STUDIES.items() if "jobs" in study.settings
     }
     listed = {
         s.name for s in methods.STUDY_TABLES if s.command.startswith(methods.ACT + " ")

@@ -218,8 +218,8 @@ def test_the_settings_the_chapter_states_are_the_ones_that_train_and_measure():
     Chapter 6's procedure has them (the chapter says so)."""
     import inspect
 
-    from conftest import load_script
     from recur.chapters.ch7_pondernet import ponder_settings, train_ponder
+    from recur.studies import ch7_study
 
     said = ponder_settings()
     trains = inspect.signature(train_ponder).parameters["seed"].default
@@ -233,7 +233,7 @@ def test_the_settings_the_chapter_states_are_the_ones_that_train_and_measure():
     assert (said["lambda_p"], said["beta"], said["prior_untruncated"]) == (0.2, 0.01, 5)
     assert (said["cap"], said["steps"]) == (16, 1200)
     assert (said["kill_share"], said["act_kill_share"]) == (0.0, 0.5)
-    study = inspect.signature(load_script("ch7_studies").run).parameters
+    study = inspect.signature(ch7_study.run).parameters
     ran = (study["n_sums"].default, study["long_chains"].default)
     assert ran == (said["random"], said["chains"]) == (500, 200)
 

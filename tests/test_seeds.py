@@ -23,15 +23,31 @@ def test_a_report_on_choosing_sums_or_seeds_is_caught():
 
 
 def test_the_studies_take_their_seeds_from_the_registry():
-    act = load_script("act_studies")
+    from recur.studies import act_studies as act
+    from recur.studies import ch7_study as ch7
+
     twenty = list(seeds.by_name("twenty seeds").seeds)
     assert act.BOOK_SEEDS["seeds"] == twenty
-    assert act.ACT_STUDIES["wide"][1]["seeds"] == twenty
+    assert act.ACT_STUDIES["wide"].settings["seeds"] == twenty
     assert list(act.GIVE_UP["seeds"]) == list(seeds.by_name("give-up step").seeds)
     assert act.THIRD_RUN["seeds"] == list(seeds.by_name("third run").seeds)
     assert act.THIRD_RUN["sums_seed"] == seeds.CANDIDATE_SUMS
-    ch7 = load_script("ch7_studies")
     assert list(ch7.SEEDS) == list(seeds.by_name("ACT against PonderNet").seeds)
+
+
+def test_every_study_record_trains_seeds_of_its_registry_entry():
+    """A study record names its registry entry, and the seeds it trains lie in it:
+    one that strays is refused when it is written."""
+    from recur.studies.methods import STUDY_TABLES
+    from recur.studies.study import Study
+
+    for study in STUDY_TABLES:
+        entry = seeds.by_name(study.seeds)
+        assert set(study.settings.get("seeds", ())) <= set(entry.seeds), study.name
+    with pytest.raises(ValueError, match="outside its registry entry"):
+        Study("x", "x.csv", "m", "c", "twenty seeds", settings={"seeds": [19, 20]})
+    with pytest.raises(ValueError, match="no seeds registered"):
+        Study("x", "x.csv", "m", "c", "twenty seed")
 
 
 def test_the_seed_study_reports_on_fresh_sums_by_default():
@@ -116,7 +132,8 @@ def test_the_benchmarks_train_and_test_on_the_registered_seeds():
 
 
 def test_chapter_7s_study_draws_its_long_chains_from_the_registry():
-    ch7 = load_script("ch7_studies")
+    from recur.studies import ch7_study as ch7
+
     settle, distance = seeds.by_name("settling"), seeds.by_name("steps by distance")
     assert "seed=SETTLE_SUMS+n_bits" in _source(ch7._settle_rows)
     assert ch7.SETTLE_SUMS == settle.sums_offset

@@ -32,11 +32,11 @@ def test_the_tables_the_book_reads_are_committed():
 @pytest.mark.parametrize("name", COMMITTED)
 def test_committed_table_has_the_columns_its_writer_writes(name):
     tiny = {"seeds": [0], "n_steps": 2, "eval_every": 1, "eval_size": 50, "n_sums": 4}
-    if "jobs" in ACT.ACT_STUDIES[name][1]:
+    if "jobs" in ACT.ACT_STUDIES[name].settings:
         tiny["jobs"] = 1
     if name.startswith("give_up"):  # every check from step 1 on; no sums to test
         tiny = {k: v for k, v in tiny.items() if k != "n_sums"} | {"min_step": 1}
-    if "long_chains" in ACT.ACT_STUDIES[name][1]:
+    if "long_chains" in ACT.ACT_STUDIES[name].settings:
         tiny["long_chains"] = 4
     fresh = ACT.run_study(name, progress=False, **tiny)
     committed = pd.read_csv(ROOT / "book" / "data" / f"act_{name}.csv")
@@ -72,8 +72,9 @@ def test_every_data_file_has_a_writer():
 
 def test_chapter_7_tables_have_the_columns_their_writer_writes():
     tiny = {"n_steps": 2, "eval_every": 1, "eval_size": 50}
-    study = load_script("ch7_studies")
-    fresh = study.run(seeds=[0], widths=[8], n_sums=4, long_chains=4, **tiny)
+    from recur.studies.ch7_study import STUDY
+
+    fresh = STUDY.run(seeds=[0], widths=[8], n_sums=4, long_chains=4, **tiny)
     for name, table in fresh.items():
         committed = pd.read_csv(ROOT / "book" / "data" / f"{name}.csv")
         assert list(committed.columns) == list(table.columns), name

@@ -535,11 +535,10 @@ def test_a_study_cannot_change_the_librarys_recipes():
     library's."""
     import dataclasses
 
-    from conftest import load_script
+    from recur.studies.act_studies import RECIPE_VARIANTS
     from recur.training.ut_recipe import BOOK_ACT, TUNED_ACT, UTRecipe
 
-    studies = load_script("act_studies")  # with benchmarks/ importable: any test order
-    variant = studies.RECIPE_VARIANTS["no floor"]
+    variant = RECIPE_VARIANTS["no floor"]
     assert isinstance(variant, UTRecipe) and variant.model.floor is False
     with pytest.raises(dataclasses.FrozenInstanceError):
         variant.model.floor = True

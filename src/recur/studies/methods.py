@@ -5,70 +5,24 @@ committed table records."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from recur.core import seeds
 from recur.core.bars import ROBUST
+from recur.studies.act_studies import ACT, ACT_SCRIPT, ACT_STUDIES
+from recur.studies.ch7_study import STUDY as CH7_STUDY
 from recur.studies.live import FIRST_100_DIFFERS, RESULTS, SEEDS_NEEDED
 from recur.studies.seed_study import changed_outcomes, count_range
+from recur.studies.study import Study
 
 ONE_RUN_NAMES = tuple(t.name for t in FIRST_100_DIFFERS)  # the one-run study's own
 
-ACT_SCRIPT = ".venv/bin/python benchmarks/act_studies.py"
-ACT = f"{ACT_SCRIPT} --jobs 2"  # the studies whose settings name their workers
-
-
-@dataclass(frozen=True)
-class Study:
-    name: str
-    table: str  # under book/data
-    measures: str
-    command: str
-    seeds: str  # the name of its entry in recur.core.seeds
-    # the models it trains, where its table also holds rows copied from another study
-    trains: tuple[str, ...] = ()
-    # the column that tells its settings apart, where it is not the table's first
-    setting: str | None = None
-
-
+# Every study whose table the book reads, in the appendix's order: Chapter 6's
+# (recur.studies.act_studies), then those run by scripts of their own
 STUDY_TABLES = (
-    Study("tau", "act_tau.csv", "the time penalty: accuracy and steps",
-          f"{ACT_SCRIPT} tau", "first recipe"),
-    Study("warmup", "act_warmup.csv", "the ponder cost ramped in or not",
-          f"{ACT_SCRIPT} warmup", "first recipe"),
-    Study("positions", "act_positions.csv", "four position signals, 8 to 24 bits",
-          f"{ACT_SCRIPT} positions", "first recipe"),
-    Study("length", "act_length.csv", "injection and position signals, 8 to 64 bits",
-          f"{ACT_SCRIPT} length", "first recipe"),
-    Study("recipe", "act_recipe.csv", "a simpler procedure, one piece out at a time",
-          f"{ACT_SCRIPT} recipe", "recipe pieces"),
-    Study("waiting", "act_waiting.csv", "halting probabilities while a position waits",
-          f"{ACT_SCRIPT} waiting", "recipe pieces"),
-    Study("give_up", "act_give_up.csv", "every check of first runs: the give-up step",
-          f"{ACT} give_up", "give-up step"),
-    Study("third_run_rows", "act_third_run_rows.csv", "a third run, unhalted sums only",
-          f"{ACT} third_run_rows", "third run"),
-    Study("third_run_every", "act_third_run_every.csv", "a third run, every sum",
-          f"{ACT} third_run_every", "third run"),
-    Study("pairs", "act_pairs.csv",
-          "each pair read as a set or not: the hardest sums of 8 to 64 bits",
-          f"{ACT} pairs", "pairs as sets", setting="pairs as sets"),
-    Study("seeds", "act_seeds.csv",
-          "Chapter 6's procedure and the simpler one, twenty seeds each",
-          f"{ACT} seeds", "twenty seeds"),
-    Study("seeds_every", "act_seeds_every.csv", "the same, other rounding",
-          f"{ACT} seeds_every", "twenty seeds"),
-    Study("wide", "act_wide.csv", "twenty seeds again, tested up to 1,024 bits",
-          f"{ACT} wide", "twenty seeds"),
-    Study("hundred", "act_hundred.csv",
-          "Chapter 6's procedure alone, a hundred seeds",
-          f"{ACT} hundred", "hundred seeds"),
-    Study("hundred_wide", "act_hundred_wide.csv",
-          "the same, tested up to 1,024 bits",
-          f"{ACT} hundred_wide", "hundred seeds"),
+    *ACT_STUDIES.values(),
     Study("live", "live_seeds.csv", "the live trainings of Chapters 2, 3, 4 and 7",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2", "live trainings"),
     Study("first_100", "live_seeds_first_100.csv",
@@ -76,8 +30,7 @@ STUDY_TABLES = (
           "one run each, stopping at the first 100%",
           ".venv/bin/python benchmarks/live_studies.py --jobs 2 --first-100",
           "live trainings", trains=ONE_RUN_NAMES),
-    Study("ch7", "ch7_length.csv", "ACT against PonderNet (Chapter 7)",
-          ".venv/bin/python benchmarks/ch7_studies.py", "ACT against PonderNet"),
+    CH7_STUDY,
     Study("browser", "browser_cell_seeds.csv",
           "Chapter 2's cell trained in the page, in Chromium",
           ".venv/bin/python benchmarks/browser_train.py --jobs 2 --seeds 0-19",

@@ -1,13 +1,13 @@
 """Run a study's trainings on a Dask cluster, keep each result as it comes, show
 progress.
 
-Every study script (``act_studies.py``, ``ch7_studies.py``, ``live_studies.py``) runs
-inside :func:`study_cluster`: the library's :func:`recur.core.device.run_jobs` then
-hands its trainings to the cluster instead of a local process pool. By default the
-script starts a local cluster of ``--jobs`` worker processes, one torch thread each;
-``--scheduler ADDRESS`` (or ``RECUR_SCHEDULER``) uses a running one anywhere
-(``dask scheduler``, then ``dask worker ADDRESS`` on each machine, from this
-repository with its ``.venv``).
+Every study script of ``benchmarks/`` (``act_studies.py``, ``ch7_studies.py``,
+``live_studies.py``, ``skeptic_studies.py``) runs inside :func:`study_cluster`: the
+library's :func:`recur.core.device.run_jobs` then hands its trainings to the cluster
+instead of a local process pool. By default the script starts a local cluster of
+``--jobs`` worker processes, one torch thread each; ``--scheduler ADDRESS`` (or
+``RECUR_SCHEDULER``) uses a running one anywhere (``dask scheduler``, then ``dask
+worker ADDRESS`` on each machine, from this repository with its ``.venv``).
 
 Each finished training's result is written at once to ``OUT/.partial/NAME/KEY.pkl``,
 the key a hash of the job (its function and all its arguments) and of the code it runs
@@ -44,7 +44,7 @@ from recur.core.device import jobs_run_by, one_thread_job
 from recur.core.machine import machine_record, write_machine_record
 from recur.core.numerics import pins_wanted
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]  # the repository
 DATA = ROOT / "book" / "data"
 CODE = (ROOT / "src" / "recur", ROOT / "benchmarks")  # what a study's jobs run
 RETRIES = 2  # a job that raises is tried this many more times before the study fails
