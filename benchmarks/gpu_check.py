@@ -92,8 +92,12 @@ def run_chapter(path: Path, timeout: int) -> dict:
         for line in log.read_text().splitlines():
             row = json.loads(line)
             glued[row["name"]] = row["value"]
-    return {"chapter": path.stem, "seconds": round(seconds, 1), "error": error,
-            "glued": glued}  # fmt: skip
+    return {
+        "chapter": path.stem,
+        "seconds": round(seconds, 1),
+        "error": error,
+        "glued": glued,
+    }
 
 
 def run_tests(jobs: int) -> dict:
@@ -116,16 +120,21 @@ def run_tests(jobs: int) -> dict:
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     lines = done.stdout.strip().splitlines()
     failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
-    return {"tests": lines[-1] if lines else done.stderr[-300:],
-            "returncode": done.returncode, "failed": failed,
-            "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
+    return {
+        "tests": lines[-1] if lines else done.stderr[-300:],
+        "returncode": done.returncode,
+        "failed": failed,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
 
 
 def compare(row: dict, reference: dict) -> tuple[dict, list[str]]:
     """Each glued value beside the CPU build's; the verdicts (``*_ok``) that differ."""
     cpu = reference.get(row["chapter"], {})
-    both = {name: {"gpu": value, "cpu": cpu.get(name)} for name, value in
-            row["glued"].items()}  # fmt: skip
+    both = {
+        name: {"gpu": value, "cpu": cpu.get(name)}
+        for name, value in row["glued"].items()
+    }
     changed = [
         f"{row['chapter']}: {name} was {v['cpu']} on the CPU, {v['gpu']} here"
         for name, v in both.items()
@@ -139,8 +148,10 @@ def verdict(lines: list[dict], reference: dict) -> tuple[list[dict], dict]:
     problems = []
     for row in lines:
         if "chapter" in row:
-            glued = {k: (v["gpu"] if isinstance(v, dict) else v)
-                     for k, v in row["glued"].items()}  # fmt: skip
+            glued = {
+                k: (v["gpu"] if isinstance(v, dict) else v)
+                for k, v in row["glued"].items()
+            }
             row["glued"], changed = compare(row | {"glued": glued}, reference)
             problems += changed
             if row["error"]:
@@ -166,10 +177,14 @@ def recompare(path: Path) -> int:
 def machine() -> dict:
 
     cuda = torch.cuda.is_available()
-    return {"gpu": torch.cuda.get_device_name(0) if cuda else None,
-            "torch": torch.__version__, "cuda": torch.version.cuda,
-            "python": platform.python_version(), "cpu cores": os.cpu_count(),
-            "date": time.strftime("%Y-%m-%d")}  # fmt: skip
+    return {
+        "gpu": torch.cuda.get_device_name(0) if cuda else None,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "python": platform.python_version(),
+        "cpu cores": os.cpu_count(),
+        "date": time.strftime("%Y-%m-%d"),
+    }
 
 
 def _arguments() -> argparse.Namespace:
@@ -223,8 +238,9 @@ def _check_all(args, reference: dict) -> list:
         if args.only and path.stem not in args.only:
             continue
         row = run_chapter(path, args.timeout)
-        print(json.dumps({k: row[k] for k in ("chapter", "seconds", "error")}),
-              flush=True)  # fmt: skip
+        print(
+            json.dumps({k: row[k] for k in ("chapter", "seconds", "error")}), flush=True
+        )
         lines.append(row)
     if not args.no_tests:
         tests = run_tests(args.jobs)

@@ -61,8 +61,9 @@ def write_readme(runs: dict, readme: Path = README) -> None:
     readme.write_text(BLOCK.sub(lambda m: m.group(1) + table(runs) + m.group(2), text))
 
 
-def record(command: str, seconds: float, runs_path: Path = RUNS,
-           readme: Path = README) -> None:  # fmt: skip
+def record(
+    command: str, seconds: float, runs_path: Path = RUNS, readme: Path = README
+) -> None:
     """Keep ``command``'s last full run and rewrite the README's table."""
     if command not in COMMANDS:
         raise ValueError(f"unknown command {command!r}: one of {COMMANDS}")

@@ -44,9 +44,15 @@ CHOOSE = {
 REPORT = {
     "seeds": tuple(by_name("skeptic's sums").seeds),
     "widths": (64, 256, 1024),
-    "models": ("Chapter 2's cell", "holding cell", "Chapter 3's injected cell",
-               "Chapter 6's Transformer", "Chapter 7's DEQ cell", "holding DEQ cell"),
-}  # fmt: skip
+    "models": (
+        "Chapter 2's cell",
+        "holding cell",
+        "Chapter 3's injected cell",
+        "Chapter 6's Transformer",
+        "Chapter 7's DEQ cell",
+        "holding DEQ cell",
+    ),
+}
 # the DEQ's cap of 2 (n + 1) iterations makes its 4,096-bit test about twice as long
 WIDE = {"seeds": tuple(range(5)), "widths": (4096,), "models": ("holding cell",)}
 BASELINES = ("Chapter 2's cell", "Chapter 7's DEQ cell")
@@ -65,8 +71,13 @@ def main() -> None:
     )
     args = parser.parse_args()
     study = CHOOSE if args.choose else WIDE if args.wide else REPORT
-    name = "skeptic_choose" if args.choose else "skeptic_wide" if args.wide else (
-        "skeptic_report")  # fmt: skip
+    name = (
+        "skeptic_choose"
+        if args.choose
+        else "skeptic_wide"
+        if args.wide
+        else ("skeptic_report")
+    )
     seeds = tuple(args.seeds) if args.seeds else study["seeds"]
     extra = ()
     if not args.choose:
@@ -90,15 +101,16 @@ def main() -> None:
                     extra,
                     args.jobs,
                     search_draws=draws,
-                )  # fmt: skip
+                )
             )
             print(tables[-1].drop(columns="found").to_string(), flush=True)
         table = pd.concat(tables, ignore_index=True)
         order = list(dict.fromkeys(list(study["models"]) + list(models)))
         table = table.sort_values(
-            ["model", "seed", "n_bits"], key=lambda c: c.map(order.index)
-            if c.name == "model" else c, kind="stable",
-        )  # fmt: skip
+            ["model", "seed", "n_bits"],
+            key=lambda c: c.map(order.index) if c.name == "model" else c,
+            kind="stable",
+        )
         table.to_csv(path, index=False)
         jobs.record(path, families=[f.name for f in extra])
         jobs.finish()

@@ -42,8 +42,10 @@ def typed_numbers(nb, fixed: set[str]) -> list[str]:
     found = []
     for cell in nb.cells:
         shown = cell.metadata.get("mystnb", {})
-        texts = (shown.get("image", {}).get("alt", ""),
-                 shown.get("figure", {}).get("caption", ""))  # fmt: skip
+        texts = (
+            shown.get("image", {}).get("alt", ""),
+            shown.get("figure", {}).get("caption", ""),
+        )
         for text in texts:
             found += [
                 f"{n} in: {text[:80]}"

@@ -47,9 +47,9 @@ def test_first_right_table_by_hand():
         stays_right=np.ones(3),
         right_at_end=np.ones(3),
     )
-    other = ChainExperiment(8, [0, 1, 5], np.zeros((3, 9)), np.array([1, 1, 6]), *[
-        np.ones(3)
-    ] * 2)  # fmt: skip
+    other = ChainExperiment(
+        8, [0, 1, 5], np.zeros((3, 9)), np.array([1, 1, 6]), *[np.ones(3)] * 2
+    )
     table = first_right_table([run, other])
     assert table.columns.tolist() == [0, 1, 5]
     assert table.loc["exact rule"].tolist() == [1, 1, 5]  # a chain of 0 still needs 1
@@ -242,8 +242,10 @@ def test_exact_at_8_bits_reads_the_rounds_each_model_trained_with():
 
     # trained with 9 rounds (Chapter 2's cell), 18 (the DEQ cap), 16 (PonderNet cap)
     for training, rounds in (
-        (live.CHAPTER2_CELL, 9), (live.CHAPTER7_DEQ, 18), (live.CHAPTER7_PONDERNET, 16)
-    ):  # fmt: skip
+        (live.CHAPTER2_CELL, 9),
+        (live.CHAPTER7_DEQ, 18),
+        (live.CHAPTER7_PONDERNET, 16),
+    ):
         assert live.exact_at_8_bits(training, RightOnlyAt(rounds), seed=0) == 1.0
         assert live.exact_at_8_bits(training, RightOnlyAt(rounds - 1), seed=0) == 0.0
 

@@ -397,8 +397,10 @@ def test_an_explorer_runs_to_its_cap_as_the_library_does(
     page that capped at 2 n, or told another cap than it ran, says another number."""
     model = _never_settling(name)
     script = write_model_script(model, name, tmp_path).read_text()
-    page.route(f"**/_static/models/{name}.js", lambda route: route.fulfill(
-        body=script, content_type="text/javascript"))  # fmt: skip
+    page.route(
+        f"**/_static/models/{name}.js",
+        lambda route: route.fulfill(body=script, content_type="text/javascript"),
+    )
     page.goto(f"{site}/book/{chapter}.html", wait_until="load")
     explorer = page.locator(f".{css}").first
     explorer.locator(".explore-message").wait_for()

@@ -286,9 +286,11 @@ def test_the_trainer_in_the_page_trains_stops_and_hands_its_cell_over(page, site
     book_cell.locator(".explore-message").wait_for()
     book_cell.locator(".explore-a").fill("1110")  # the reader's sum, kept below
     seed, message = root.locator(".trainer-seed"), root.locator(".trainer-message")
-    for bad, told in [("1.5", "seed must be an integer, got '1.5'"),
-                      ("x", "seed must be an integer, got 'x'"),
-                      ("-1", "seed must be in 0..")]:  # fmt: skip
+    for bad, told in [
+        ("1.5", "seed must be an integer, got '1.5'"),
+        ("x", "seed must be an integer, got 'x'"),
+        ("-1", "seed must be in 0.."),
+    ]:
         seed.fill(bad)
         root.locator(".trainer-train").click()
         assert told in message.inner_text()

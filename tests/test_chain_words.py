@@ -74,12 +74,14 @@ def test_a_chain_never_right_is_said_so_and_the_lag_refuses_it():
 
 
 def test_added_every_sum_counts_value_one_whether_or_not_training_reached():
-    table = pd.DataFrame({
-        "model": [A, A, A, A, B],
-        "reached 100%": [True, False, True, True, True],
-        "value": [1.0, 1.0, 0.98, 1.0, 1.0],
-        "success": [True, False, False, True, True],
-    })  # fmt: skip
+    table = pd.DataFrame(
+        {
+            "model": [A, A, A, A, B],
+            "reached 100%": [True, False, True, True, True],
+            "value": [1.0, 1.0, 0.98, 1.0, 1.0],
+            "success": [True, False, False, True, True],
+        }
+    )
     assert added_every_sum(table, CHAPTER2_CELL) == 3  # success would say 2
     with pytest.raises(ValueError, match='no runs of "Chapter 3\'s injected cell"'):
         added_every_sum(table, CHAPTER3_INJECTED)
@@ -87,15 +89,17 @@ def test_added_every_sum_counts_value_one_whether_or_not_training_reached():
 
 def test_live_seed_values_keeps_the_three_counts_apart():
     # seed 1 added every sum without reaching 100%; seed 2 reached and fell short
-    table = pd.DataFrame({
-        "model": [A] * 4,
-        "seed": [0, 1, 2, 3],
-        "reached 100%": [True, False, True, True],
-        "train seconds": [1.0, 2.0, 3.0, 4.0],
-        "exact at 8 bits": [1.0, 1.0, 1.0, 1.0],
-        "value": [1.0, 1.0, 0.5, 1.0],
-        "success": [True, False, False, True],
-    })  # fmt: skip
+    table = pd.DataFrame(
+        {
+            "model": [A] * 4,
+            "seed": [0, 1, 2, 3],
+            "reached 100%": [True, False, True, True],
+            "train seconds": [1.0, 2.0, 3.0, 4.0],
+            "exact at 8 bits": [1.0, 1.0, 1.0, 1.0],
+            "value": [1.0, 1.0, 0.5, 1.0],
+            "success": [True, False, False, True],
+        }
+    )
     values = live_seed_values(table, CHAPTER2_CELL)
     assert (values["reached"], values["added"], values["met"]) == (3, 3, 2)
     assert values["verdict"].startswith("falls short of")  # 2 of 4 is below 19 of 20

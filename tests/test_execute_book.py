@@ -27,8 +27,11 @@ def test_every_notebook_of_the_book_is_executed():
 
 def test_the_slowest_chapters_start_first(tmp_path):
     bench = tmp_path / "bench.jsonl"
-    rows = [{"name": "chapter_seconds_b", "value": 5.0}, {"name": "other", "value": 99},
-            {"name": "chapter_seconds_c", "value": 30.0}]  # fmt: skip
+    rows = [
+        {"name": "chapter_seconds_b", "value": 5.0},
+        {"name": "other", "value": 99},
+        {"name": "chapter_seconds_c", "value": 30.0},
+    ]
     bench.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     paths = [tmp_path / f"{s}.ipynb" for s in "abc"]
     assert [p.stem for p in execute.longest_first(paths, bench)] == ["c", "b", "a"]
@@ -37,8 +40,11 @@ def test_the_slowest_chapters_start_first(tmp_path):
 
 def _notebook(path, code):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                       "language": "python"}  # fmt: skip
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(notebook, path)
     return path
 
@@ -76,8 +82,11 @@ def test_a_chapter_that_fills_the_machine_runs_alone(tmp_path):
 
 def test_each_chapter_declares_the_processes_it_trains_in():
     for path in execute.book_notebooks():
-        code = "".join(c.source for c in nbformat.read(path, as_version=4).cells
-                       if c.cell_type == "code")  # fmt: skip
+        code = "".join(
+            c.source
+            for c in nbformat.read(path, as_version=4).cells
+            if c.cell_type == "code"
+        )
         jobs = [int(n) for n in re.findall(r"\bjobs=(\d+)", code)]
         jobs += [2] * len(re.findall(r"\bbeside\(", code))  # one more process
         assert execute.processes(path) == max(jobs, default=1), path.name

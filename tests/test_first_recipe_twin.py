@@ -61,9 +61,13 @@ def _model(options: dict, seed: int) -> UniversalTransformer:
 
 def _in_node(spec: dict, pairs: list) -> list:
     done = subprocess.run(
-        [NODE, "-e", RUN, *SCRIPTS], input=json.dumps([spec, pairs]),
-        capture_output=True, text=True, check=True, timeout=120,
-    )  # fmt: skip
+        [NODE, "-e", RUN, *SCRIPTS],
+        input=json.dumps([spec, pairs]),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     return json.loads(done.stdout)
 
 
@@ -96,8 +100,10 @@ def test_the_page_runs_the_model_as_the_library_does(options):
         )
         got = _in_node(spec, _pairs(bits))
         want = run_model(wide, bits.double(), 2 * (n + 1))
-        readouts = ["".join("1" if v > 0 else "0" for v in row[::-1])
-                    for row in want.logits[0].tolist()]  # fmt: skip
+        readouts = [
+            "".join("1" if v > 0 else "0" for v in row[::-1])
+            for row in want.logits[0].tolist()
+        ]
         assert [g[0] for g in got] == readouts, n
         assert [g[1] for g in got] == want.steps.int().tolist(), n
         gap = 0.0
@@ -134,7 +140,9 @@ def test_the_trained_models_run_in_the_page_as_in_the_library(name):
         got = _in_node(spec, _pairs(bits))
         for model, kind in ((narrow, torch.float32), (wide, torch.float64)):
             want = run_model(model, bits.to(kind), 2 * (n + 1))
-            readouts = ["".join("1" if v > 0 else "0" for v in row[::-1])
-                        for row in want.logits[0].tolist()]  # fmt: skip
+            readouts = [
+                "".join("1" if v > 0 else "0" for v in row[::-1])
+                for row in want.logits[0].tolist()
+            ]
             assert [g[0] for g in got] == readouts, (name, n, kind)
             assert [g[1] for g in got] == want.steps.int().tolist(), (name, n, kind)

@@ -91,8 +91,11 @@ def test_a_bench_run_keeps_the_chapter_times_the_chapters_read(tmp_path):
     left the book unbuildable), and the new ones replace them at the end."""
     bench = load_script("run")
     path = tmp_path / "bench.jsonl"
-    old = [{"machine": "x"}, {"name": "chapter_seconds_01_a", "value": 9.0},
-           {"name": "carry_old", "value": 1.0}]  # fmt: skip
+    old = [
+        {"machine": "x"},
+        {"name": "chapter_seconds_01_a", "value": 9.0},
+        {"name": "carry_old", "value": 1.0},
+    ]
     path.write_text("\n".join(json.dumps(row) for row in old) + "\n")
     bench.RESULTS.clear()
     bench.emit("carry_new", 2.0, "s")

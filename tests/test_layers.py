@@ -171,8 +171,9 @@ def test_a_script_imports_no_module_of_the_tests(path):
     """What a script shares with the tests (the Chromium they run) lives in the
     library (``recur.core.chromium``), not in ``tests/conftest.py``."""
     tree = ast.parse(path.read_text())
-    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
-                for a in n.names]  # fmt: skip
+    imported = [
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    ]
     imported += [
         n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
     ]

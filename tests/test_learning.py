@@ -101,8 +101,10 @@ def test_chain_batch_kills_plant_a_wait_with_no_carry():
     half = chain_batch(400, 8, 8, seed=1, kill_share=0.5)
     no_carry = float((half.distance.max(dim=1).values == 0).float().mean())
     assert 0.4 < no_carry < 0.6  # rows drawn one by one, half of them kills
-    assert torch.equal(chain_batch(9, 8, 5, seed=2, kill_share=0.0).bits,
-                       chain_batch(9, 8, 5, seed=2).bits)  # fmt: skip
+    assert torch.equal(
+        chain_batch(9, 8, 5, seed=2, kill_share=0.0).bits,
+        chain_batch(9, 8, 5, seed=2).bits,
+    )
 
 
 def test_batch_from_strings_matches_carry_module():
@@ -393,9 +395,13 @@ def test_chain_share_mixes_long_carry_chains_into_each_batch(monkeypatch):
 
     monkeypatch.setattr(loop, "_step", spy)
     cfg = TrainConfig(
-        max_bits=8, n_steps=6, batch_size=40, chain_share=0.25, eval_size=50,
+        max_bits=8,
+        n_steps=6,
+        batch_size=40,
+        chain_share=0.25,
+        eval_size=50,
         progress=False,
-    )  # fmt: skip
+    )
     train(LocalCell(), cfg)
     lengths = set()
     for batch in batches:

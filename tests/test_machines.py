@@ -22,14 +22,14 @@ def test_rows_in_common_counts_equal_rows_once_and_ignores_times():
             "seed": [0, 0, 1, 2],
             "exact": [1.0, 1.0, 0.5, np.nan],
             "seconds to 99%": [3.0, 4.0, 5.0, 6.0],
-        }  # fmt: skip
+        }
     )
     there = pd.DataFrame(
         {
             "seed": [0, 1, 2, 3],
             "exact": [1.0, 0.25, np.nan, 1.0],
             "seconds to 99%": [9.0, 9.0, 9.0, 9.0],
-        }  # fmt: skip
+        }
     )
     # by hand: (0, 1.0) once in there, so one of here's two; (2, NaN) equal; (1, .5) not
     assert rows_in_common(here, there) == {"here": 4, "there": 4, "equal": 2}
@@ -53,15 +53,18 @@ def test_the_one_run_study_is_compared_on_the_rows_it_trains():
         ("Intel(R) Xeon(R) Processor", "Intel Xeon"),
         ("AMD EPYC", "AMD EPYC"),
         ("Intel(R) Core(TM) i7-8700 CPU", "Intel Core i7-8700"),
-    ],  # fmt: skip
+    ],
 )
 def test_cpu_names_as_prose_writes_them(cpu, name):
     assert machines.cpu_name(cpu) == name
 
 
 def test_the_rerun_words_say_what_moved():
-    cpus = {"table": ["a.csv", "b.csv"], "pinned on": ["AMD EPYC"] * 2,
-            "unpinned on": ["Intel Xeon"] * 2}  # fmt: skip
+    cpus = {
+        "table": ["a.csv", "b.csv"],
+        "pinned on": ["AMD EPYC"] * 2,
+        "unpinned on": ["Intel Xeon"] * 2,
+    }
     same = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 4]} | cpus)
     moved = pd.DataFrame({"rows": [3, 4], "equal rows": [3, 1]} | cpus)
     assert machines.rerun_words(same).startswith("Every row came out the same")
@@ -87,8 +90,12 @@ def test_the_unpinned_runs_cpus_in_words():
 
 
 def test_a_records_numerics_in_words():
-    pinned = {"pinned": True, "aten_capability": "AVX2", "mkl_cbwr": "COMPATIBLE",
-              "cpu": "AMD EPYC"}  # fmt: skip
+    pinned = {
+        "pinned": True,
+        "aten_capability": "AVX2",
+        "mkl_cbwr": "COMPATIBLE",
+        "cpu": "AMD EPYC",
+    }
     assert machines.numerics_words(pinned) == "pinned"
     copied = pinned | {"copied": "live_seeds.csv"}
     assert machines.numerics_words(copied) == "pinned, part copied"
@@ -102,8 +109,14 @@ def test_a_records_numerics_in_words():
 
 def test_the_machine_table_has_a_row_per_record(tmp_path):
     for name, cpu in (("a.csv", "AMD EPYC"), ("b.csv", "Intel(R) Xeon(R) Processor")):
-        record = {"table": name, "cpu": cpu, "date": DAY, "pinned": False,
-                  "torch": "2.13.0+cpu", "cores": 2}  # fmt: skip
+        record = {
+            "table": name,
+            "cpu": cpu,
+            "date": DAY,
+            "pinned": False,
+            "torch": "2.13.0+cpu",
+            "cores": 2,
+        }
         stem = name.split(".")[0]
         (tmp_path / f"{stem}.machine.json").write_text(json.dumps(record))
     table = machines.machine_table(tmp_path)

@@ -118,8 +118,11 @@ def _page_sources(code: str) -> str:
     pages = BOOK.parent / "src" / "recur" / "pages"
     names = set(re.findall(r"from recur\.pages import (\w+)", code))
     names |= set(re.findall(r"from recur\.pages\.(\w+) import", code))
-    return "".join((pages / f"{name}.py").read_text() for name in sorted(names)
-                   if (pages / f"{name}.py").exists())  # fmt: skip
+    return "".join(
+        (pages / f"{name}.py").read_text()
+        for name in sorted(names)
+        if (pages / f"{name}.py").exists()
+    )
 
 
 def _glue_prefixes(code: str) -> set[str]:

@@ -153,8 +153,11 @@ DATED = {
 def test_no_process_talk(page):
     text = _prose(page)
     talk = {k: v for k, v in PROCESS_TALK.items() if DATED.get(page.name) != k}
-    found = {what: m.group(0) for what, pattern in talk.items()
-             if (m := re.search(pattern, text, re.I))}  # fmt: skip
+    found = {
+        what: m.group(0)
+        for what, pattern in talk.items()
+        if (m := re.search(pattern, text, re.I))
+    }
     assert not found, found
 
 

@@ -167,8 +167,10 @@ def test_a_seed_typed_in_a_notebook_is_caught():
     """Chapter 6's held-out sums once came from a typed ``seed=11``."""
     nb = nbformat.v4.new_notebook()
     typed = "random_batch(2000, 8, seed=11)"
-    nb.cells += [nbformat.v4.new_markdown_cell(typed),
-                 nbformat.v4.new_code_cell(f"%time x = 1\nheld = {typed}")]  # fmt: skip
+    nb.cells += [
+        nbformat.v4.new_markdown_cell(typed),
+        nbformat.v4.new_code_cell(f"%time x = 1\nheld = {typed}"),
+    ]
     assert notebook_offsets(nb, "page") == ["page[1]:2: 11"]
 
 
@@ -278,8 +280,12 @@ def test_a_page_offset_that_differs_or_is_typed_is_caught():
 
 
 def test_the_procedures_offsets_differ_from_every_test_sum_offset():
-    procedure = [seeds.HELDOUT_PAIRS, seeds.CHECK_LONG_CHAINS, seeds.CHECK_DELAYED,
-                 seeds.CHECK_RANDOM]  # fmt: skip
+    procedure = [
+        seeds.HELDOUT_PAIRS,
+        seeds.CHECK_LONG_CHAINS,
+        seeds.CHECK_DELAYED,
+        seeds.CHECK_RANDOM,
+    ]
     tested = {s.sums_offset for s in seeds.REGISTRY} | {seeds.INJECTION_SUMS}
     assert len(set(procedure)) == len(procedure)
     assert not set(procedure) & tested

@@ -119,10 +119,11 @@ def test_a_cell_a_reader_reads_glues_nothing(path):
     taken off the page: a cell a reader reads is about the idea, not the prose."""
     cells = json.loads(path.read_text())["cells"]
     shown = [
-        "".join(c["source"]) for c in cells
+        "".join(c["source"])
+        for c in cells
         if c["cell_type"] == "code"
         and not OFF_THE_PAGE & set(c.get("metadata", {}).get("tags", []))
-    ]  # fmt: skip
+    ]
     gluing = [source[:60] for source in shown if glue_calls(source)]
     assert not gluing, f"cells a reader reads glue: {gluing}"
 

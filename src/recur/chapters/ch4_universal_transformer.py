@@ -194,8 +194,10 @@ def _early_words(beats: list[int]) -> str:
     if not beats:
         return "was right on no more sums than the rule after round 2 or round 3"
     other = 5 - beats[0]  # the other of rounds 2 and 3
-    return (f"was right on more sums than the rule after round {beats[0]}, and on no "
-            f"more after round {other}")  # fmt: skip
+    return (
+        f"was right on more sums than the rule after round {beats[0]}, and on no "
+        f"more after round {other}"
+    )
 
 
 def _reach_words(full: pd.Series, bar: float, reached: pd.Index) -> str:

@@ -125,8 +125,9 @@ def hardest_words(summary: pd.DataFrame, on_time: int, up_to: int = 64) -> str:
     if wrong.empty and late.empty:
         span = f"{within.index.min()} to {within.index.max()} bits"
         return f"was on time at each width from {span}"
-    parts = [f"got {r['right']} of {r['of']} right at {b} bits" for b, r in
-             wrong.iterrows()]  # fmt: skip
+    parts = [
+        f"got {r['right']} of {r['of']} right at {b} bits" for b, r in wrong.iterrows()
+    ]
     for b, r in late.iterrows():
         past = r["most rounds past the carry"]
         parts.append(

@@ -267,10 +267,12 @@ def clock_words(waiting: pd.DataFrame) -> str:
     where the seeds agree, else "differs from seed to seed. In one seed it ...", a
     sentence per kind (the page's full stop ends the last)."""
     kinds = pd.DataFrame(
-        [clock_kind(runs.set_index("round")["mean h while waiting"])
-         for _, runs in waiting.groupby("seed")],
+        [
+            clock_kind(runs.set_index("round")["mean h while waiting"])
+            for _, runs in waiting.groupby("seed")
+        ],
         columns=["kind", "h", "round"],
-    )  # fmt: skip
+    )
     clauses = []
     groups = list(kinds.groupby("kind", sort=False))
     for i, (kind, group) in enumerate(groups):
@@ -300,9 +302,14 @@ def chains_and_waits(
     that stops waiting and guesses "carry" gets the first right and the second
     wrong. The sums are seeded as the page's (``seed``)."""
     row = act_length_table(
-        model, [n_bits], n_sums, twice_width_plus_one, seed=seed,
-        long_chains=n_sums, kill_waits=True,
-    ).loc[n_bits]  # fmt: skip
+        model,
+        [n_bits],
+        n_sums,
+        twice_width_plus_one,
+        seed=seed,
+        long_chains=n_sums,
+        kill_waits=True,
+    ).loc[n_bits]
     return {"long chains": row["exact, long chains"], "waits": row[KILL_WAITS]}
 
 
@@ -320,8 +327,11 @@ def long_chain_words(alone: int, with_chains: int, runs: int) -> str:
             "so few runs cannot tell the two apart, and the quarter rests on "
             "the argument."
         )
-    return said + ("the long chains helped." if with_chains > alone else
-                   "the long chains did not help.")  # fmt: skip
+    return said + (
+        "the long chains helped."
+        if with_chains > alone
+        else "the long chains did not help."
+    )
 
 
 def ramp_words(full: int, ramped: int, runs: int) -> str:
@@ -335,5 +345,6 @@ def ramp_words(full: int, ramped: int, runs: int) -> str:
     )
     if abs(full - ramped) <= 1:
         return said + ": too few runs to tell apart, so the ramp rests on the argument."
-    return said + (": the ramp helped." if ramped > full else
-                   ": the ramp did not help.")  # fmt: skip
+    return said + (
+        ": the ramp helped." if ramped > full else ": the ramp did not help."
+    )

@@ -49,11 +49,18 @@ def example_values(example: pd.DataFrame) -> dict:
     first = first_right_round(example)
     right = int(example["no injection, final loss"].str.endswith("✓").sum())
     rounds = len(example)
-    said = f"after none of these {rounds} rounds" if right == 0 else (
-        f"after {right} of these {rounds} rounds")  # fmt: skip
+    said = (
+        f"after none of these {rounds} rounds"
+        if right == 0
+        else (f"after {right} of these {rounds} rounds")
+    )
     every = example["no injection, every round"]
-    return {"ex3_inject": first["injected"], "ex3_every_words": kept_or_lost(every),
-            "ex3_final_right": right, "ex3_final_words": said}  # fmt: skip
+    return {
+        "ex3_inject": first["injected"],
+        "ex3_every_words": kept_or_lost(every),
+        "ex3_final_right": right,
+        "ex3_final_words": said,
+    }
 
 
 def kept_or_lost(column: pd.Series) -> str:
@@ -65,8 +72,10 @@ def kept_or_lost(column: pd.Series) -> str:
         return "is never right in these rounds"
     lost = [r for r, text in column.items() if r > right[-1]]
     if not lost:
-        return (f"is right from round {right[0]} on: a 4-bit sum is too short to show "
-                "the decay that the 32-bit numbers above show")  # fmt: skip
+        return (
+            f"is right from round {right[0]} on: a 4-bit sum is too short to show "
+            "the decay that the 32-bit numbers above show"
+        )
     when = " and ".join(str(r) for r in lost[:2]) + (", ..." if len(lost) > 2 else "")
     return (
         f"is right after rounds {right[0]} to {right[-1]} and wrong again after "

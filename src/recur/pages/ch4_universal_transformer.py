@@ -32,8 +32,9 @@ def code_values(bench="data/bench.jsonl") -> dict:
         if getattr(LOCAL_UT, name) != getattr(FULL_UT, name):
             raise ValueError(f"the two UTs differ in {name}, which the page shares")
     sizes = {"d": UT_SIZE["d_model"], "heads": UT_SIZE["n_heads"]}
-    values = prefixed("ut_set", sizes | {"rounds": LOCAL_UT.n_rounds,
-                                         "lr": LOCAL_UT.lr})  # fmt: skip
+    values = prefixed(
+        "ut_set", sizes | {"rounds": LOCAL_UT.n_rounds, "lr": LOCAL_UT.lr}
+    )
     values |= prefixed("steps", {"full": FULL_UT.n_steps, "local": LOCAL_UT.n_steps})
     return values | {"run_time": chapter_time("04_universal_transformer", bench)}
 
@@ -55,13 +56,20 @@ def rounds_values(table: pd.DataFrame) -> dict:
     (``ut_local_``)."""
     full, rule, local = table[FULL], table[RULE], table[LOCAL]
     trained = LOCAL_UT.n_rounds
-    values = prefixed("ut_full", {"r2": full[2], "r3": full[3]}
-                      | full_words(full, rule, UT_EXACT, trained))  # fmt: skip
+    values = prefixed(
+        "ut_full",
+        {"r2": full[2], "r3": full[3]} | full_words(full, rule, UT_EXACT, trained),
+    )
     values |= prefixed("ut_rule", {"r2": rule[2], "r3": rule[3]})
-    values |= prefixed("ut_local", {
-        "first_best": local.idxmax(), "best": local.max(), "r12": local[PAST],
-        "curve": curve_words(local, rule, trained),
-    })  # fmt: skip
+    values |= prefixed(
+        "ut_local",
+        {
+            "first_best": local.idxmax(),
+            "best": local.max(),
+            "r12": local[PAST],
+            "curve": curve_words(local, rule, trained),
+        },
+    )
     return values | {"ut_local_drift": drift_words(local[PAST] >= local[trained])}
 
 
@@ -96,7 +104,9 @@ def params_values(params: dict, local) -> dict:
     (``count_parameters``'s dict, ``sharing_``), and the page's local UT's parameters
     beside Chapter 2's cell's (``params_``, Exercise 2)."""
     layers = {"one": params["one layer"], "twelve": params["12 separate layers"]}
-    small = {"ut": sum(p.numel() for p in local.parameters()),
-             "cell": sum(p.numel() for p in LocalCell().parameters())}  # fmt: skip
+    small = {
+        "ut": sum(p.numel() for p in local.parameters()),
+        "cell": sum(p.numel() for p in LocalCell().parameters()),
+    }
     small["ratio"] = small["ut"] / small["cell"]
     return prefixed("sharing", layers) | prefixed("params", small)

@@ -29,7 +29,7 @@ def training_values(book) -> dict:
         "act_exact": book.kept.heldout,
         "act_exact_words": "every held-out pair"
         if book.kept.heldout == 1
-        else (f"{percent_text(book.kept.heldout)} of the held-out pairs"),  # fmt: skip
+        else (f"{percent_text(book.kept.heldout)} of the held-out pairs"),
         "act_check_words": book.words(),
         "set_ramp": book.run.config.aux_warmup,
     }

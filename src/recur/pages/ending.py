@@ -30,9 +30,13 @@ CHAIN_WIDTHS = [2**k for k in range(1, 13)]  # Chapter 1's widths, 2 to 4,096 bi
 CHAIN_PAIRS = 4000  # random sums per width of Chapter 1's chain growth
 UT_BITS = 64  # the width at which the ending counts an ACT model's rounds
 # the live trainings of the summary table, by glue key
-LIVE_KEYS = {"c2": lt.CHAPTER2_CELL, "c3": lt.CHAPTER3_INJECTED,
-             "c4": lt.CHAPTER4_LOCAL_UT, "deq": lt.CHAPTER7_DEQ,
-             "pn": lt.CHAPTER7_PONDERNET}  # fmt: skip
+LIVE_KEYS = {
+    "c2": lt.CHAPTER2_CELL,
+    "c3": lt.CHAPTER3_INJECTED,
+    "c4": lt.CHAPTER4_LOCAL_UT,
+    "deq": lt.CHAPTER7_DEQ,
+    "pn": lt.CHAPTER7_PONDERNET,
+}
 
 
 def code_values() -> dict:
@@ -41,8 +45,10 @@ def code_values() -> dict:
     random sums per width), Chapter 2's cell's parameters, the bar and its
     confidence."""
     growth = chain_growth(CHAIN_WIDTHS, n_pairs=CHAIN_PAIRS, seed=0)
-    values = {"end_slope": growth.slope,
-              "end_chain_4096": float(growth.stats.loc[4096, "mean"])}  # fmt: skip
+    values = {
+        "end_slope": growth.slope,
+        "end_chain_4096": float(growth.stats.loc[4096, "mean"]),
+    }
     values["end_cell_params"] = n_parameters(LocalCell())
     values |= prefixed("bar", the_bar()) | {"end_hard_past": HARDEST_PAST}
     return values | {"end_confidence": CONFIDENCE}
@@ -54,13 +60,20 @@ def test_values() -> dict:
     wide, injected = lt.WIDE_BITS, lt.CHAPTER3_INJECTED.fresh
     ponder = lt.CHAPTER7_PONDERNET.fresh
     per_position = ROUNDS_PER_POSITION["Chapter 3's injected cell"]
-    values = {"chain_pairs": CHAIN_PAIRS, "wide_sums": lt.WIDE_SUMS, "wide_bits": wide,
-              "wide_rounds": lt.CHAPTER2_CELL.wide_rounds(wide),
-              "inj_sums": injected.n_sums, "inj_bits": injected.n_bits,
-              "inj_rounds": injected.rounds,
-              "inj_wide_rounds": per_position * (wide + 1),
-              "cap": twice_width_plus_one(wide), "eight_sums": lt.EIGHT_BIT_SUMS,
-              "pn_sums": ponder.n_sums, "pn_bits": ponder.n_bits}  # fmt: skip
+    values = {
+        "chain_pairs": CHAIN_PAIRS,
+        "wide_sums": lt.WIDE_SUMS,
+        "wide_bits": wide,
+        "wide_rounds": lt.CHAPTER2_CELL.wide_rounds(wide),
+        "inj_sums": injected.n_sums,
+        "inj_bits": injected.n_bits,
+        "inj_rounds": injected.rounds,
+        "inj_wide_rounds": per_position * (wide + 1),
+        "cap": twice_width_plus_one(wide),
+        "eight_sums": lt.EIGHT_BIT_SUMS,
+        "pn_sums": ponder.n_sums,
+        "pn_bits": ponder.n_bits,
+    }
     return prefixed("end_t", values)
 
 
@@ -110,8 +123,10 @@ def live_values(live: pd.DataFrame) -> dict:
         counts = lt.live_counts(live, training)
         counts["range"] = interval_range(counts["met"], counts["n"])
         values |= prefixed(f"end_{key}", counts)
-    values |= {"end_live_short": lt.short_of_the_bar_words(live),
-               "end_c4_bar": lt.UT_EXACT}  # fmt: skip
+    values |= {
+        "end_live_short": lt.short_of_the_bar_words(live),
+        "end_c4_bar": lt.UT_EXACT,
+    }
     ponder = live[live["model"] == lt.CHAPTER7_PONDERNET.name]
     waited = seeds_that_wait(ponder, lt.UT_EXACT, lt.PONDER_SLOPE)
     return values | prefixed("end_pn", waited)
@@ -129,8 +144,9 @@ def settle_values(settle: pd.DataFrame) -> dict:
     at_8 = settle.query("bits == 8")
     last = at_8[at_8["round"] == at_8["round"].max()]
     by_method = last.groupby("method")["change"].mean()
-    return prefixed("end_settle", {"act": by_method["ACT"],
-                                   "ponder": by_method["PonderNet"]})  # fmt: skip
+    return prefixed(
+        "end_settle", {"act": by_method["ACT"], "ponder": by_method["PonderNet"]}
+    )
 
 
 def wide_values(wide: pd.DataFrame) -> dict:
@@ -141,8 +157,10 @@ def wide_values(wide: pd.DataFrame) -> dict:
     at_1024 = wide[wide["bits"] == 1024]
     values = {"end_wide_1024": int((at_1024["exact"] >= WIDE_BAR["exact"]).sum())}
     values |= prefixed("end_wide", wide_counts(wide))
-    values |= {"end_wide_bar_exact": WIDE_BAR["exact"],
-               "end_wide_bar_chains": WIDE_BAR["exact, long chains"]}  # fmt: skip
+    values |= {
+        "end_wide_bar_exact": WIDE_BAR["exact"],
+        "end_wide_bar_chains": WIDE_BAR["exact, long chains"],
+    }
     right = hardest_by_width(wide)["all right"]  # seeds with every one right
     return values | prefixed("end_hard", {b: int(right[b]) for b in (256, 1024)})
 

@@ -78,14 +78,16 @@ def rerun_table(data="data") -> pd.DataFrame:
             for folder in ("", f"{BEFORE}/")
         )
         common = studies.rows_in_common(pinned, before)
-        rows.append({
-            "table": f"{name}.csv",
-            "pinned on": cpu_name(records[f"{name}.csv"]["cpu"]),
-            "rows": common["here"],
-            "unpinned on": cpu_name(records[f"{BEFORE}/{name}.csv"]["cpu"]),
-            "rows before": common["there"],
-            "equal rows": common["equal"],
-        })  # fmt: skip
+        rows.append(
+            {
+                "table": f"{name}.csv",
+                "pinned on": cpu_name(records[f"{name}.csv"]["cpu"]),
+                "rows": common["here"],
+                "unpinned on": cpu_name(records[f"{BEFORE}/{name}.csv"]["cpu"]),
+                "rows before": common["there"],
+                "equal rows": common["equal"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -150,17 +152,20 @@ def machine_values(data="data") -> dict:
     reruns = rerun_table(data)
     # as the table of records words them, so that its rows and these counts agree
     pinned = sum(numerics_words(r).startswith("pinned") for r in records)
-    return prefixed("pins", {
-        "words": pins_words(),
-        "unpinned_tables": len(records) - pinned,
-        "rerun_rows": int(reruns["rows"].sum()),
-        "rerun_equal": int(reruns["equal rows"].sum()),
-        "rerun_tables": len(reruns),
-        "rerun_words": rerun_words(reruns),
-        "browser_words": browser_words(list(records)),
-        "pinned_tables": pinned,
-        "rerun_cpu": reruns["pinned on"].iloc[0],
-        "before_cpu": before_words(reruns),
-        "live_cpu": cpu_name(by_table["live_seeds.csv"]["cpu"]),
-        "other_cpu": cpu_name(by_table["other_cpu/live_seeds.csv"]["cpu"]),
-    })  # fmt: skip
+    return prefixed(
+        "pins",
+        {
+            "words": pins_words(),
+            "unpinned_tables": len(records) - pinned,
+            "rerun_rows": int(reruns["rows"].sum()),
+            "rerun_equal": int(reruns["equal rows"].sum()),
+            "rerun_tables": len(reruns),
+            "rerun_words": rerun_words(reruns),
+            "browser_words": browser_words(list(records)),
+            "pinned_tables": pinned,
+            "rerun_cpu": reruns["pinned on"].iloc[0],
+            "before_cpu": before_words(reruns),
+            "live_cpu": cpu_name(by_table["live_seeds.csv"]["cpu"]),
+            "other_cpu": cpu_name(by_table["other_cpu/live_seeds.csv"]["cpu"]),
+        },
+    )

@@ -46,9 +46,12 @@ def _counts(table: pd.DataFrame, prefix: str, widths) -> dict:
             if not n:
                 continue
             name = f"{prefix}{key}_{n_bits}"
-            values |= {f"{name}_met": met, f"{name}_n": n,
-                       f"{name}_interval": interval_text(met, n),
-                       f"{name}_range": interval_range(met, n)}  # fmt: skip
+            values |= {
+                f"{name}_met": met,
+                f"{name}_n": n,
+                f"{name}_interval": interval_text(met, n),
+                f"{name}_range": interval_range(met, n),
+            }
     return values
 
 
@@ -121,8 +124,11 @@ def skeptic_values(data="data") -> dict:
         ),
     }
     values |= _counts(report, "sk_", (64, 256, 1024))
-    for model, key in (("Chapter 2's cell", "c2"), ("holding cell", "hold"),
-                       ("Chapter 7's DEQ cell", "deq")):  # fmt: skip
+    for model, key in (
+        ("Chapter 2's cell", "c2"),
+        ("holding cell", "hold"),
+        ("Chapter 7's DEQ cell", "deq"),
+    ):
         ways = late_and_faded(report, model, 1024)
         values |= {f"sk_{key}_late": ways["late"], f"sk_{key}_faded": ways["faded"]}
     for n_bits in (256, 1024):

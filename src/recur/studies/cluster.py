@@ -176,8 +176,11 @@ class ClusterJobs:
     def __call__(self, fn: Callable, tasks: list, jobs: int = 1) -> list:
         dropped = self.store.drop_other_code(code_fingerprint())
         if dropped:
-            print(f"{dropped} results kept from a run of other code are not reused: "
-                  "they were dropped", file=sys.stderr)  # fmt: skip
+            print(
+                f"{dropped} results kept from a run of other code are not reused: "
+                "they were dropped",
+                file=sys.stderr,
+            )
         keys = [task_key(fn, task) for task in tasks]
         results = {k: self.store.load(k) for k in set(keys) if self.store.has(k)}
         todo = {k: t for k, t in zip(keys, tasks, strict=True) if k not in results}

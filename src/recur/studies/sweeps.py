@@ -94,9 +94,13 @@ def act_runs(
     unless given; NaN if never), read from the run's history, so it is there whether
     or not training stopped at it."""
     measure = functools.partial(
-        _length_rows, widths=widths, n_sums=n_sums, max_steps=max_steps,
-        long_chains=long_chains, extra_columns=extra_columns,
-    )  # fmt: skip
+        _length_rows,
+        widths=widths,
+        n_sums=n_sums,
+        max_steps=max_steps,
+        long_chains=long_chains,
+        extra_columns=extra_columns,
+    )
     return runs(variants, seeds, measure, **changes)
 
 
@@ -142,8 +146,9 @@ def _waiting_rows(model, run, widths, n_sums, max_steps) -> list[dict]:
         batch = long_chain_batch(n_sums, n_bits, seed=CHOICE_SUMS + n_bits)
         table, early = halting_while_waiting(model, batch, max_steps(n_bits))
         rows += [
-            {"bits": n_bits, "round": n} | row.to_dict()
+            {"bits": n_bits, "round": n}
+            | row.to_dict()
             | {"halted before the carry": early}
             for n, row in table.iterrows()
-        ]  # fmt: skip
+        ]
     return rows

@@ -58,8 +58,9 @@ def draw_local_cell(n_positions: int = 4, n_rounds: int = 3) -> plt.Figure:
         label = f"round {r}" if r else "start"
         ax.text(left, 1.1 * r, label, ha="right", va="center", fontsize=TEXT)
     note = "each node is F(own state, state of the bit below, the bits): one F for all"
-    ax.text((x[0] + left + 1.0) / 2, 1.1 * n_rounds + 0.65, note, ha="center",
-            fontsize=TEXT)  # fmt: skip
+    ax.text(
+        (x[0] + left + 1.0) / 2, 1.1 * n_rounds + 0.65, note, ha="center", fontsize=TEXT
+    )
     ax.set_xlim(x[n_positions - 1] - 2.4, x[0] + 1.2)
     ax.set_ylim(-1.7, 1.1 * n_rounds + 0.9)
     return _bare(ax, fig)
@@ -92,8 +93,10 @@ def _fitted(xlim: tuple, ylim: tuple) -> tuple[float, float]:
     """The figure size that holds ``xlim`` by ``ylim`` at :data:`INCHES_PER_UNIT`, so
     that no blank margin makes the figure wider, and its letters smaller on a phone,
     than the drawing needs."""
-    return (INCHES_PER_UNIT * (xlim[1] - xlim[0]),
-            INCHES_PER_UNIT * (ylim[1] - ylim[0]))  # fmt: skip
+    return (
+        INCHES_PER_UNIT * (xlim[1] - xlim[0]),
+        INCHES_PER_UNIT * (ylim[1] - ylim[0]),
+    )
 
 
 def _bare(ax, fig: plt.Figure) -> plt.Figure:
@@ -121,14 +124,16 @@ def draw_ut_unrolled(n_rounds: int = 3) -> plt.Figure:
             _box(ax, 0, mid, "self-attention + transition", SHARED, w=3.0, h=0.5)
             arrow(ax, (0, step * (r - 1) + 0.27), (0, mid - 0.27))
             arrow(ax, (0, mid + 0.27), (0, step * r - 0.27))
-            ax.text(-2.25, mid, f"$+P^{{{r}}}$", ha="center", va="center",
-                    fontsize=TEXT)  # fmt: skip
+            ax.text(
+                -2.25, mid, f"$+P^{{{r}}}$", ha="center", va="center", fontsize=TEXT
+            )
             arrow(ax, (-1.95, mid), (-1.53, mid))
     note = (
         "one set of weights, shared\nby every round (green);\n$P^r$ says where and when"
     )
-    ax.text(1.65, step * n_rounds - step / 2, note, ha="left", va="center",
-            fontsize=TEXT)  # fmt: skip
+    ax.text(
+        1.65, step * n_rounds - step / 2, note, ha="left", va="center", fontsize=TEXT
+    )
     ax.set_xlim(-2.6, 3.9)
     ax.set_ylim(-0.4, step * n_rounds + 0.4)
     return _bare(ax, fig)
@@ -150,8 +155,15 @@ def _act_column(ax, x: float, x_below: float | None, n_steps: int, n_rounds: int
                 arrow(ax, start, end)
             ax.text(x + 0.36, 1.2 * r + 0.12, "h", fontsize=TEXT, color=HALTING_TEXT)
         if r and r == n_steps + 1:
-            ax.text(x, 1.2 * r, "copy", ha="center", va="center", fontsize=TEXT,
-                    color="#777")  # fmt: skip
+            ax.text(
+                x,
+                1.2 * r,
+                "copy",
+                ha="center",
+                va="center",
+                fontsize=TEXT,
+                color="#777",
+            )
 
 
 def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
@@ -170,8 +182,9 @@ def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
     fig, ax = plt.subplots(figsize=_fitted(xlim, ylim))
     for i, n_steps in enumerate(steps):
         _box(ax, x[i], -0.9, f"$a_{i}, b_{i}$", PROBLEM, w=0.9, h=0.45)
-        ax.text(x[i], -1.3, f"bit {i}\nN = {n_steps}", ha="center", va="top",
-                fontsize=TEXT)  # fmt: skip
+        ax.text(
+            x[i], -1.3, f"bit {i}\nN = {n_steps}", ha="center", va="top", fontsize=TEXT
+        )
         _act_column(ax, x[i], x.get(i - 1), n_steps, n_rounds)
     for r in range(1, n_rounds + 1):
         ax.text(
@@ -180,8 +193,14 @@ def draw_act_ut(steps: tuple[int, ...] = (1, 3, 2, 1)) -> plt.Figure:
     note = (
         "h: a halting unit per position after every round\ngrey: halted, state copied"
     )
-    ax.text((x[0] + left) / 2, 1.2 * n_rounds + 0.55, note, ha="center", va="bottom",
-            fontsize=TEXT)  # fmt: skip
+    ax.text(
+        (x[0] + left) / 2,
+        1.2 * n_rounds + 0.55,
+        note,
+        ha="center",
+        va="bottom",
+        fontsize=TEXT,
+    )
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
     return _bare(ax, fig)

@@ -153,12 +153,16 @@ def _act_rows(bits, steps, halting, readout, truth, wait, r: int) -> dict:
         "b": [_marked(x, False) for x in bits[:, 1].tolist()],
         "carry known after": [_marked(w, False) for w in wait],
         "steps N": [_marked(s if s <= r else "·", s <= r and s < w) for s, w in pairs],
-        f"h in round {r}": [_halting_td(float(h), r > s)
-                            for h, s in zip(halting[r - 1], steps, strict=True)],
-        "readout": [_marked(x, x != y) if done else _marked("·", False)
-                    for x, y in zip(read, sums, strict=True)],
+        f"h in round {r}": [
+            _halting_td(float(h), r > s)
+            for h, s in zip(halting[r - 1], steps, strict=True)
+        ],
+        "readout": [
+            _marked(x, x != y) if done else _marked("·", False)
+            for x, y in zip(read, sums, strict=True)
+        ],
         "true sum": [_marked(x, False) for x in sums],
-    }  # fmt: skip
+    }
 
 
 def act_round_html(bits, steps, halting, readout: str, truth: str, wait, r: int) -> str:
@@ -175,8 +179,10 @@ def act_round_html(bits, steps, halting, readout: str, truth: str, wait, r: int)
         for i in range(n - 1, -1, -1)
     )
     rows = _act_rows(bits, steps, halting, readout, truth, wait, r)
-    body = "".join(f"<tr>{ROW_HEAD.format(name)}{''.join(cells[::-1])}</tr>"
-                   for name, cells in rows.items())  # fmt: skip
+    body = "".join(
+        f"<tr>{ROW_HEAD.format(name)}{''.join(cells[::-1])}</tr>"
+        for name, cells in rows.items()
+    )
     head = f"<tr><th></th>{heads}</tr>"
     return f'<table style="border-collapse:collapse">{head}{body}</table>'
 
@@ -317,8 +323,9 @@ def cell_trainer(seed: int = 1, settings: dict | None = None):
     if not static_page():
         return HTML(TRAINER_NOTE)
     extra = html.escape(json.dumps(settings or {}))
-    return HTML(f'<div class="cell-trainer" data-seed="{seed}" data-settings="{extra}">'
-                "</div>")  # fmt: skip
+    return HTML(
+        f'<div class="cell-trainer" data-seed="{seed}" data-settings="{extra}"></div>'
+    )
 
 
 ACT_TRAINER_NOTE = (
@@ -341,5 +348,7 @@ def act_trainer(seed: int = 0, expected: str = "", variant: str = "book"):
     if not static_page():
         return HTML(ACT_TRAINER_NOTE)
     data = f'data-seed="{seed}" data-variant="{html.escape(variant)}"'
-    return HTML(f'<div class="act-trainer" {data} '
-                f'data-expected="{html.escape(expected)}"></div>')  # fmt: skip
+    return HTML(
+        f'<div class="act-trainer" {data} '
+        f'data-expected="{html.escape(expected)}"></div>'
+    )

@@ -110,9 +110,11 @@ def model_from_spec(spec: dict) -> nn.Module:
     elif spec["kind"] == "deq":
         d_hidden = weights["cell.update.0.weight"].shape[0]
         model = EquilibriumCell(
-            weights["cell.embed.weight"].shape[0], d_hidden, options["tol"],
+            weights["cell.embed.weight"].shape[0],
+            d_hidden,
+            options["tol"],
             snap=options.get("snap", False),
-        )  # fmt: skip
+        )
     elif spec["kind"] == "act_ut":
         model = _ut_from(weights, options)
     else:

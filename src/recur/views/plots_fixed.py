@@ -81,8 +81,9 @@ def _mean_and_band(ax, rows: pd.DataFrame, color: str, label: str) -> None:
     a band from the least to the most seed."""
     by_d = rows.groupby("carry distance")["mean steps"]  # one value per seed
     mean = by_d.mean()
-    ax.fill_between(mean.index, by_d.min().values, by_d.max().values, color=color,
-                    alpha=0.2, lw=0)  # fmt: skip
+    ax.fill_between(
+        mean.index, by_d.min().values, by_d.max().values, color=color, alpha=0.2, lw=0
+    )
     ax.plot(mean.index, mean.values, "o-", ms=3, color=color, label=label)
 
 
@@ -142,8 +143,13 @@ def plot_rounds_bought(distance: pd.DataFrame) -> plt.Figure:
     cell_color, act_color = PALETTE[1], PALETTE[0]
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     ax.plot(d, d, "--", color="#888", label="the carry needs d rounds (Chapter 1)")
-    ax.plot(d, np.full(len(d), n_bits + 1), "-", color=cell_color,
-            label=f"Chapter 2's cell: n + 1 = {n_bits + 1} everywhere")  # fmt: skip
+    ax.plot(
+        d,
+        np.full(len(d), n_bits + 1),
+        "-",
+        color=cell_color,
+        label=f"Chapter 2's cell: n + 1 = {n_bits + 1} everywhere",
+    )
     seeds = act_rows["seed"].nunique()
     _mean_and_band(
         ax, act_rows, act_color, f"Chapter 6's ACT Transformer ({seeds} seeds)"

@@ -103,14 +103,19 @@ def px_per_point(fig: plt.Figure, column: float = COLUMN_INCHES) -> float:
 def smallest_text_points(fig: plt.Figure) -> float:
     """The smallest size, in points, at which :func:`legible` leaves a text of ``fig``:
     :data:`MIN_TEXT_PX` at 1280 px and :data:`MIN_PHONE_TEXT_PX` at 420 px."""
-    return max(MIN_TEXT_PX / px_per_point(fig),
-               MIN_PHONE_TEXT_PX / px_per_point(fig, PHONE_COLUMN_INCHES))  # fmt: skip
+    return max(
+        MIN_TEXT_PX / px_per_point(fig),
+        MIN_PHONE_TEXT_PX / px_per_point(fig, PHONE_COLUMN_INCHES),
+    )
 
 
 def _texts(fig: plt.Figure) -> tuple[list, list]:
     """The tick labels (by axis) and every other text of ``fig``."""
-    ticks = [(ax, name, axis) for ax in fig.axes
-             for name, axis in (("x", ax.xaxis), ("y", ax.yaxis))]  # fmt: skip
+    ticks = [
+        (ax, name, axis)
+        for ax in fig.axes
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis))
+    ]
     labels = [t for _, _, axis in ticks for t in axis.get_ticklabels(which="both")]
     tick_ids = {id(t) for t in labels}
     return ticks, [t for t in fig.findobj(Text) if id(t) not in tick_ids]
@@ -119,8 +124,12 @@ def _texts(fig: plt.Figure) -> tuple[list, list]:
 def smallest_text_pt(fig: plt.Figure) -> float:
     """The size of the smallest non-empty text of ``fig``, in points."""
     ticks, texts = _texts(fig)
-    sizes = [t.get_fontsize() for _, _, axis in ticks
-             for t in axis.get_ticklabels(which="both") if t.get_text()]  # fmt: skip
+    sizes = [
+        t.get_fontsize()
+        for _, _, axis in ticks
+        for t in axis.get_ticklabels(which="both")
+        if t.get_text()
+    ]
     sizes += [t.get_fontsize() for t in texts if t.get_text()]
     return min(sizes, default=float("inf"))
 
@@ -256,7 +265,7 @@ def legend_below(fig: plt.Figure, ax, per_row: int = 4) -> plt.Figure:
     legible(fig)
     fig.legend(
         handles, labels, loc="lower center", ncol=per_row, frameon=False, fontsize=size
-    )  # fmt: skip
+    )
     fig.tight_layout(rect=(0, row * n_rows / fig.get_figheight() + 0.01, 1, 1))
     plt.close(fig)
     return fig

@@ -111,6 +111,7 @@ def reading_minutes(path) -> int:
     """About how many minutes a page's prose takes to read: the words of a notebook's
     markdown cells at :data:`WORDS_PER_MINUTE`, rounded up to a multiple of 5."""
     cells = json.loads(Path(path).read_text())["cells"]
-    words = sum(len("".join(c["source"]).split()) for c in cells
-                if c["cell_type"] == "markdown")  # fmt: skip
+    words = sum(
+        len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown"
+    )
     return minutes(words)
