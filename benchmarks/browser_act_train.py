@@ -39,7 +39,13 @@ from recur.studies import cluster  # noqa: E402
 STATIC = ROOT / "book" / "_extra" / "_static"
 SCRIPTS = [
     STATIC / name
-    for name in ("exact_math.js", "act_model.js", "act_check.js", "act_train.js")
+    for name in (
+        "exact_math.js",
+        "train_kit.js",
+        "act_model.js",
+        "act_check.js",
+        "act_train.js",
+    )
 ]
 OUT = ROOT / "book" / "data" / "browser_act_seeds.csv"
 SEEDS = by_name("trained in the page, Chapter 6")

@@ -133,6 +133,7 @@ def _load(page, source: str | None = None, model: bool = False) -> None:
     cell_train.js (the same mulberry32) and the made-up model (``fakeRun``)."""
     page.set_content("<html><body></body></html>")
     page.add_script_tag(content=(STATIC / "exact_math.js").read_text())
+    page.add_script_tag(content=(STATIC / "train_kit.js").read_text())
     if model:
         page.add_script_tag(content=MODEL.read_text())
     else:

@@ -35,6 +35,7 @@ COSINE = TrainConfig(
 def _load(page, source: str | None = None) -> None:
     page.set_content("<html><body></body></html>")
     page.add_script_tag(content=(SCRIPT.parent / "exact_math.js").read_text())
+    page.add_script_tag(content=(SCRIPT.parent / "train_kit.js").read_text())
     page.add_script_tag(content=source or SCRIPT.read_text())
 
 

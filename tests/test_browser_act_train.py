@@ -18,7 +18,13 @@ from recur.chapters.ch6_check import ActCheck
 from recur.training.config import TrainResult
 
 STATIC = ROOT / "book" / "_extra" / "_static"
-SCRIPTS = ("exact_math.js", "act_model.js", "act_check.js", "act_train.js")
+SCRIPTS = (
+    "exact_math.js",
+    "train_kit.js",
+    "act_model.js",
+    "act_check.js",
+    "act_train.js",
+)
 
 # Scripted checks: seed -> {step: passes}, the score rising with the step unless given.
 PASSING_PARTS = (1.0, 1.0, 0.1, 0.01, 1.0, 0.01)  # ActCheck's fields after the step

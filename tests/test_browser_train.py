@@ -22,13 +22,16 @@ from recur.models.cell import LocalCell, window_loss
 from recur.views.export import model_from_spec
 
 SCRIPT = ROOT / "book" / "_extra" / "_static" / "cell_train.js"
+KIT = SCRIPT.parent / "train_kit.js"  # what the two trainers share
 N_ROUNDS = 9
 
 
-def _load(page, site, source: str | None = None) -> None:
-    """The trainer alone in a blank page (``source``: a planted copy)."""
+def _load(page, site, source: str | None = None, kit: str | None = None) -> None:
+    """The trainer alone in a blank page (``source``, ``kit``: planted copies of it
+    and of the kit it shares with Chapter 6's trainer)."""
     page.set_content("<html><body></body></html>")
     page.add_script_tag(content=(SCRIPT.parent / "exact_math.js").read_text())
+    page.add_script_tag(content=kit or KIT.read_text())
     page.add_script_tag(content=source or SCRIPT.read_text())
 
 
@@ -239,9 +242,14 @@ PLANTED = {
 @pytest.mark.parametrize("bug", PLANTED)
 def test_each_planted_bug_goes_red(page, site, ten_clipped_steps, bug):
     old, new = PLANTED[bug]
-    source = SCRIPT.read_text()
-    assert old in source, f"the planted line is gone: {old}"
-    _load(page, site, source.replace(old, new, 1))  # the first: training's forward
+    source, kit = SCRIPT.read_text(), KIT.read_text()
+    where = "kit" if old in kit else "trainer"  # the kit: Adam and clipping's own lines
+    planted_in = kit if where == "kit" else source
+    assert old in planted_in, f"the planted line is gone: {old}"
+    if where == "kit":
+        _load(page, site, kit=kit.replace(old, new, 1))
+    else:
+        _load(page, site, source.replace(old, new, 1))  # the first: training's forward
     batch, keep = _batch(100)
     gradients = _gradient_gaps(page, _model(0), batch, keep)[str(torch.float64)]
     gaps = _adam_gaps(page, ten_clipped_steps)
@@ -418,7 +426,7 @@ def test_the_three_copies_of_the_round_agree_with_each_other_and_the_library(
     enough rounds that sums settle (so the shortcuts of the last two run); and which
     sums are right after each round is what the library (float64) reads out."""
     page.set_content("<html><body></body></html>")
-    for name in ("exact_math.js", "models.js", "cell_train.js"):
+    for name in ("exact_math.js", "train_kit.js", "models.js", "cell_train.js"):
         page.add_script_tag(content=(SCRIPT.parent / name).read_text())
     model = _trained_cell() if trained else _model(4)
     batch, keep = _batch(300, size=32)

@@ -506,7 +506,7 @@ def _blank_page(browser, scripts: list[str]):
 def test_the_cell_trainers_worker_trains_as_the_page_does(browser):
     """The Web Worker made from cellTrainer's and exactMath's text: the same
     weights after a few steps as the page's own run."""
-    page = _blank_page(browser, ["exact_math.js", "cell_train.js"])
+    page = _blank_page(browser, ["exact_math.js", "train_kit.js", "cell_train.js"])
     try:
         got = page.evaluate(CELL_WORKER_JS, 11)
     finally:
@@ -517,7 +517,13 @@ def test_the_cell_trainers_worker_trains_as_the_page_does(browser):
 def test_the_act_trainers_helper_worker_computes_as_the_page_does(browser):
     """A gradient half computed by the Web Worker made from the scripts' text (and
     exactMath's) is the page's own, bit for bit."""
-    scripts = ["exact_math.js", "act_model.js", "act_check.js", "act_train.js"]
+    scripts = [
+        "exact_math.js",
+        "train_kit.js",
+        "act_model.js",
+        "act_check.js",
+        "act_train.js",
+    ]
     page = _blank_page(browser, scripts)
     try:
         got = page.evaluate(ACT_WORKER_JS, 11)

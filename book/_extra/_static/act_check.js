@@ -17,6 +17,7 @@
 "use strict";
 
 function actProcedure(scope) {
+  const { sumBits, part } = trainKit(exactMath()); // shared with the cell's trainer
   // Every number of the procedure and its check, by the Python that sets it.
   const SETTINGS = {
     // recur.training.ut_recipe.BOOK_ACT and train_ut's TrainConfig
@@ -81,18 +82,6 @@ function actProcedure(scope) {
   }
 
   // AdditionBatch.target: the bits of a + b, LSB first, the carry out on top.
-  function sumBits(a, b, size, n) {
-    const target = new Uint8Array(size * n);
-    for (let e = 0; e < size; e++) {
-      let carry = 0;
-      for (let i = 0; i < n; i++) {
-        const s = a[e * n + i] + b[e * n + i] + carry;
-        target[e * n + i] = s & 1;
-        carry = s >> 1;
-      }
-    }
-    return target;
-  }
 
   // recur.core.tasks.batch_from_bits: a batch from the bits of nBits-bit sums (arrays
   // of size * nBits, LSB first), with the carry-out position on top.
@@ -169,11 +158,6 @@ function actProcedure(scope) {
   }
 
   // AdditionBatch.part: sums from..to - 1 (views, no copy).
-  function part(batch, from, to) {
-    const n = batch.n;
-    return { a: batch.a.subarray(from * n, to * n), b: batch.b.subarray(from * n, to * n),
-      target: batch.target.subarray(from * n, to * n), size: to - from, n };
-  }
 
   // recur.core.tasks.long_chain_batch: equal shares (the first ones one larger) with
   // chains of n/2, 3n/4 and n bits (fewer kinds at tiny widths); with killShare, that

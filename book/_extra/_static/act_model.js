@@ -22,6 +22,8 @@ function actModel(scope) {
   const D = OPTIONS.d_model, HEADS = OPTIONS.n_heads, DH = D / HEADS, FF = OPTIONS.d_ff;
   const OFFSETS = 2 * OPTIONS.max_offset + 1; // the learned bias's offsets -16..16
   const exact = exactMath(); // rounded alike in every browser, unlike Math.exp and **
+  const kit = trainKit(exact); // what both trainers share (train_kit.js)
+  const generator = kit.generator;
   const SHAPES = { // UniversalTransformer.state_dict(): name -> [rows, columns]
     "embed.weight": [D, 2], "embed.bias": [D],
     "block.attn.in_proj_weight": [3 * D, D], "block.attn.in_proj_bias": [3 * D],
@@ -34,18 +36,11 @@ function actModel(scope) {
     "relative": [HEADS, OFFSETS],
     "readout.weight": [1, D], "readout.bias": [1],
   };
+  const NAMES = Object.keys(SHAPES); // the weights in UniversalTransformer's order
+  const clipGradients = (g, maxNorm) => kit.clipGradients(g, maxNorm, NAMES);
+  const adamStep = (w, g, state, lr) => kit.adamStep(w, g, state, lr, NAMES);
 
   // mulberry32: a small seeded generator of uniform numbers in [0, 1).
-  function generator(seed) {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
 
   // A standard normal draw (Box-Muller) from a uniform generator.
   function normal(rand) {
@@ -646,36 +641,8 @@ function actModel(scope) {
   }
 
   // torch.nn.utils.clip_grad_norm_: every gradient times min(1, max / (norm + 1e-6)).
-  // clipGradients, adamStep and generator are cell_train.js's too: each trainer's Web
-  // Worker is made from its own function's text and cannot reach the other's.
-  function clipGradients(g, maxNorm) {
-    let squares = 0;
-    for (const name of Object.keys(SHAPES)) for (const v of g[name]) squares += v * v;
-    const norm = Math.sqrt(squares);
-    const scale = Math.min(1, maxNorm / (norm + 1e-6));
-    for (const name of Object.keys(SHAPES)) for (let k = 0; k < g[name].length; k++) g[name][k] *= scale;
-    return norm;
-  }
 
   // torch.optim.Adam (betas 0.9, 0.999; eps 1e-8), one step: moments, their bias
-  // correction, and the step lr * m_hat / (sqrt(v_hat) + eps).
-  function adamStep(w, g, state, lr) {
-    const [beta1, beta2, eps] = [0.9, 0.999, 1e-8];
-    state.step += 1;
-    const correction1 = 1 - exact.power(beta1, state.step);
-    const correction2 = 1 - exact.power(beta2, state.step);
-    for (const name of Object.keys(SHAPES)) {
-      const m = (state.m[name] ??= new Float64Array(w[name].length));
-      const v = (state.v[name] ??= new Float64Array(w[name].length));
-      const p = w[name], gn = g[name];
-      for (let k = 0; k < p.length; k++) {
-        m[k] = beta1 * m[k] + (1 - beta1) * gn[k];
-        v[k] = beta2 * v[k] + (1 - beta2) * gn[k] * gn[k];
-        const denom = Math.sqrt(v[k]) / Math.sqrt(correction2) + eps;
-        p[k] -= (lr / correction1) * m[k] / denom;
-      }
-    }
-  }
 
   // recur.training.config.step_size with lr_decay="cosine" and aux_scale (1-based).
   function stepSize(step, lr, nSteps) {

@@ -181,7 +181,7 @@ function checkedActSeed(text) {
 // A Web Worker running the model (with the exactMath it calls), the check and the
 // procedure from their own source.
 function actTrainerWorker() {
-  const source = `"use strict";\n${exactMath}\n${actModel}\n${actProcedure}\n${actTrainer}\n` +
+  const source = `"use strict";\n${exactMath}\n${trainKit}\n${actModel}\n${actProcedure}\n${actTrainer}\n` +
     "actModel(self);\nactProcedure(self);\nactTrainer(self);\n";
   return new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
 }

@@ -7,9 +7,9 @@
 // seed in the library.
 //
 // Everything lives inside cellTrainer(scope), so that the same source runs in the page
-// (the tests call it there) and in a Web Worker made from this function's own text and
-// exactMath's (exact_math.js, which the page loads first: a worker needs no file of its
-// own, so it works from a file:// page too). Its exp, log1p, tanh and powers are
+// (the tests call it there) and in a Web Worker made from this function's own text,
+// exactMath's and trainKit's (exact_math.js and train_kit.js, which the page loads
+// first: a worker needs no file of its own, so it works from a file:// page too). Its exp, log1p, tanh and powers are
 // exactMath's, not the engine's Math: a seed trains the same model in every browser.
 "use strict";
 
@@ -39,18 +39,13 @@ function cellTrainer(scope) {
   // PAGE_BATCHES and RESTART_STRIDE (tests/test_seed_literals.py compares them).
   const SEED_OFFSETS = { heldoutPairs: 1000003, batches: 7, restartStride: 1000 };
   const exact = exactMath(); // rounded alike in every browser, unlike Math.exp and **
+  const kit = trainKit(exact); // what both trainers share (train_kit.js)
+  const { generator, sumBits, part } = kit;
+  const NAMES = Object.keys(SHAPES); // the weights in LocalCell's order
+  const clipGradients = (g, maxNorm) => kit.clipGradients(g, maxNorm, NAMES);
+  const adamStep = (w, g, state, lr) => kit.adamStep(w, g, state, lr, NAMES);
 
   // mulberry32: a small seeded generator of uniform numbers in [0, 1).
-  function generator(seed) {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
 
   // torch.nn.Linear's initial weights and biases: uniform in +-1/sqrt(fan_in)
   // (kaiming_uniform_ with a = sqrt(5)), in LocalCell's order of layers.
@@ -148,18 +143,6 @@ function cellTrainer(scope) {
   }
 
   // AdditionBatch.target: the bits of a + b, LSB first, the carry out on top.
-  function sumBits(a, b, size, n) {
-    const target = new Uint8Array(size * n);
-    for (let e = 0; e < size; e++) {
-      let carry = 0;
-      for (let i = 0; i < n; i++) {
-        const s = a[e * n + i] + b[e * n + i] + carry;
-        target[e * n + i] = s & 1;
-        carry = s >> 1;
-      }
-    }
-    return target;
-  }
 
   // A pair's key (maxBits 8: a + 256 b), for keeping held-out pairs out of training.
   function pairKey(batch, e) {
@@ -401,34 +384,8 @@ function cellTrainer(scope) {
   }
 
   // torch.nn.utils.clip_grad_norm_: every gradient times min(1, max / (norm + 1e-6)).
-  function clipGradients(g, maxNorm) {
-    let squares = 0;
-    for (const name of Object.keys(SHAPES)) for (const v of g[name]) squares += v * v;
-    const norm = Math.sqrt(squares);
-    const scale = Math.min(1, maxNorm / (norm + 1e-6));
-    for (const name of Object.keys(SHAPES)) for (let k = 0; k < g[name].length; k++) g[name][k] *= scale;
-    return norm;
-  }
 
   // torch.optim.Adam (betas 0.9, 0.999; eps 1e-8), one step: moments, their bias
-  // correction, and the step lr * m_hat / (sqrt(v_hat) + eps).
-  function adamStep(w, g, state, lr) {
-    const [beta1, beta2, eps] = [0.9, 0.999, 1e-8];
-    state.step += 1;
-    const correction1 = 1 - exact.power(beta1, state.step);
-    const correction2 = 1 - exact.power(beta2, state.step);
-    for (const name of Object.keys(SHAPES)) {
-      const m = (state.m[name] ??= new Float64Array(w[name].length));
-      const v = (state.v[name] ??= new Float64Array(w[name].length));
-      const p = w[name], gn = g[name];
-      for (let k = 0; k < p.length; k++) {
-        m[k] = beta1 * m[k] + (1 - beta1) * gn[k];
-        v[k] = beta2 * v[k] + (1 - beta2) * gn[k] * gn[k];
-        const denom = Math.sqrt(v[k]) / Math.sqrt(correction2) + eps;
-        p[k] -= (lr / correction1) * m[k] / denom;
-      }
-    }
-  }
 
   // recur.training.loop._step: one optimiser step on one batch; returns the loss.
   function trainingStep(w, adam, batch, keep) {
@@ -512,11 +469,6 @@ function cellTrainer(scope) {
     }
   }
 
-  function part(batch, from, to) {
-    const n = batch.n;
-    return { a: batch.a.subarray(from * n, to * n), b: batch.b.subarray(from * n, to * n),
-      target: batch.target.subarray(from * n, to * n), size: to - from, n };
-  }
 
   // recur.training.loop._heldout_exact at the trained rounds: the quick screen of
   // SCREEN pairs, then every held-out pair once the screen is all right.
@@ -663,7 +615,7 @@ function putSeedInAddress(seed) {
 // A Web Worker running cellTrainer (and the exactMath it calls) from their own source,
 // so the page stays responsive.
 function trainerWorker() {
-  const source = `"use strict";\n${exactMath}\n${cellTrainer}\ncellTrainer(self);\n`;
+  const source = `"use strict";\n${exactMath}\n${trainKit}\n${cellTrainer}\ncellTrainer(self);\n`;
   return new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
 }
 

@@ -170,8 +170,8 @@ class PonderHalting(HaltingRule):
         return Unroll(picked, no_aux, (halt + 1).float(), lam)
 
     def task_loss(self, out, target, keep, loss_window) -> torch.Tensor:
-        """L = L_Rec + beta L_Reg (PonderNet's Eq. 6), each averaged over the positions
-        of the examples in ``keep``: no term of the loss reads a held-out example."""
+        """L = L_Rec + beta L_Reg (PonderNet's training loss), each averaged over the
+        positions of the examples in ``keep``: no term reads a held-out example."""
         p = halting_distribution(out.halting.movedim(0, -1))  # (B, n, R)
         bce = F.binary_cross_entropy_with_logits(
             out.logits, target.expand_as(out.logits), reduction="none"

@@ -17,14 +17,14 @@ this code counts both from 0: its (i, r) is the paper's position i + 1 in round 
 and there it evaluates the same sinusoids at i and r, each argument one less than in
 the paper's P^{r+1} at position i + 1. For Chapter 6's
 length study the position part can also be left out (``position="none"``), shifted by a
-random offset at each training step (``position_offsets``; randomised positions as in
-Ruoss et al., arXiv 2305.16843), or replaced by a learned bias of each head's attention
-scores for each relative offset i - j (``position="relative"``, in the manner of T5's
-relative attention bias, Raffel et al., arXiv 1910.10683), which says which key is
-"below" at any length. ``round_signal=False`` drops the timestep part, so the layer
-cannot count its rounds. With ``inject=True`` the state starts at zero and the embedded
-bits are added before every round (input injection, Chapter 3; Looped Transformers,
-arXiv 2311.12424).
+random offset at each training step (``position_offsets``; shifted positions as in
+SHAPE, Kiyono et al., arXiv 2109.05644), or replaced by a learned bias of each head's
+attention scores for each relative offset i - j (``position="relative"``, in the manner
+of T5's relative attention bias, Raffel et al., arXiv 1910.10683, Section 2.1), which
+says which key is "below" at any length. ``round_signal=False`` drops the timestep
+part, so the layer cannot count its rounds. With ``inject=True`` the state starts at
+zero and the embedded bits are added before every round (input injection, Chapter 3;
+Looped Transformers, arXiv 2311.12424).
 
 Attention is full, or local: each position sees itself and the ``window`` positions
 below it, like the carry rule, so a carry can then move at most ``window`` positions per
