@@ -81,8 +81,6 @@ function actProcedure(scope) {
     return 2 * (nBits + 1);
   }
 
-  // AdditionBatch.target: the bits of a + b, LSB first, the carry out on top.
-
   // recur.core.tasks.batch_from_bits: a batch from the bits of nBits-bit sums (arrays
   // of size * nBits, LSB first), with the carry-out position on top.
   function batchFromBits(aBits, bBits, size, nBits) {
@@ -156,8 +154,6 @@ function actProcedure(scope) {
     }
     return out;
   }
-
-  // AdditionBatch.part: sums from..to - 1 (views, no copy).
 
   // recur.core.tasks.long_chain_batch: equal shares (the first ones one larger) with
   // chains of n/2, 3n/4 and n bits (fewer kinds at tiny widths); with killShare, that

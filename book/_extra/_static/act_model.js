@@ -40,8 +40,6 @@ function actModel(scope) {
   const clipGradients = (g, maxNorm) => kit.clipGradients(g, maxNorm, NAMES);
   const adamStep = (w, g, state, lr) => kit.adamStep(w, g, state, lr, NAMES);
 
-  // mulberry32: a small seeded generator of uniform numbers in [0, 1).
-
   // A standard normal draw (Box-Muller) from a uniform generator.
   function normal(rand) {
     const u = 1 - rand(); // in (0, 1]: the logarithm stays finite
@@ -639,10 +637,6 @@ function actModel(scope) {
     rows.forEach((e, j) => out.set(heldUntil.subarray(e * N, (e + 1) * N), j * N));
     return out;
   }
-
-  // torch.nn.utils.clip_grad_norm_: every gradient times min(1, max / (norm + 1e-6)).
-
-  // torch.optim.Adam (betas 0.9, 0.999; eps 1e-8), one step: moments, their bias
 
   // recur.training.config.step_size with lr_decay="cosine" and aux_scale (1-based).
   function stepSize(step, lr, nSteps) {

@@ -45,8 +45,6 @@ function cellTrainer(scope) {
   const clipGradients = (g, maxNorm) => kit.clipGradients(g, maxNorm, NAMES);
   const adamStep = (w, g, state, lr) => kit.adamStep(w, g, state, lr, NAMES);
 
-  // mulberry32: a small seeded generator of uniform numbers in [0, 1).
-
   // torch.nn.Linear's initial weights and biases: uniform in +-1/sqrt(fan_in)
   // (kaiming_uniform_ with a = sqrt(5)), in LocalCell's order of layers.
   function initialWeights(seed) {
@@ -141,8 +139,6 @@ function cellTrainer(scope) {
   function snapInPlace(s, from, to) {
     for (let k = from; k < to; k++) s[k] = s[k] > 0 ? 1 : -1;
   }
-
-  // AdditionBatch.target: the bits of a + b, LSB first, the carry out on top.
 
   // A pair's key (maxBits 8: a + 256 b), for keeping held-out pairs out of training.
   function pairKey(batch, e) {
@@ -382,10 +378,6 @@ function cellTrainer(scope) {
     }
     return { loss, gradients: g };
   }
-
-  // torch.nn.utils.clip_grad_norm_: every gradient times min(1, max / (norm + 1e-6)).
-
-  // torch.optim.Adam (betas 0.9, 0.999; eps 1e-8), one step: moments, their bias
 
   // recur.training.loop._step: one optimiser step on one batch; returns the loss.
   function trainingStep(w, adam, batch, keep) {
