@@ -427,6 +427,7 @@ def test_the_twin_answers_the_special_values_as_math_does(name, x, want):
 # of its script.
 TRAINERS = {
     "cell_train.js": "cellTrainer",
+    "train_kit.js": "trainKit",
     "act_model.js": "actModel",
     "act_check.js": "actProcedure",
     "act_train.js": "actTrainer",
