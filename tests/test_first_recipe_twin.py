@@ -1,7 +1,6 @@
 """Chapter 6's first recipe in the page: _static/models_act.js runs a UT with the
 sinusoidal position and round signal (UT Eqs. 6-7) as well as the chapter's model. Here
-Node runs
-models_act.js's ``actForward`` on the weights the page would get
+Node runs models_act.js's ``actForward`` on the weights the page would get
 (recur.views.export.model_spec) against the library on the same weights, in float64,
 without a built book; tests/test_browser_models.py checks the trained models in
 Chromium. Sums are drawn with seeds no chapter or study uses (20,400,000 + ...)."""
