@@ -40,7 +40,7 @@ function cellTrainer(scope) {
   const SEED_OFFSETS = { heldoutPairs: 1000003, batches: 7, restartStride: 1000 };
   const exact = exactMath(); // rounded alike in every browser, unlike Math.exp and **
   const kit = trainKit(exact); // what both trainers share (train_kit.js)
-  const { generator, sumBits, part } = kit;
+  const { generator, part, randomBatch, chainBatch, concatBatches } = kit;
   const NAMES = Object.keys(SHAPES); // the weights in LocalCell's order
   const clipGradients = (g, maxNorm) => kit.clipGradients(g, maxNorm, NAMES);
   const adamStep = (w, g, state, lr) => kit.adamStep(w, g, state, lr, NAMES);
@@ -59,49 +59,6 @@ function cellTrainer(scope) {
     return w;
   }
 
-  // recur.core.tasks.random_batch with min_bits: each sum's width uniform in
-  // minBits..maxBits, its bits uniform, zeros above its width; n = maxBits + 1
-  // positions (the carry out on top). a[e * n + i], b[e * n + i]: bit i of sum e.
-  function randomBatch(rand, size, maxBits, minBits) {
-    const n = maxBits + 1;
-    const a = new Uint8Array(size * n);
-    const b = new Uint8Array(size * n);
-    for (let e = 0; e < size; e++) {
-      const width = minBits + Math.floor(rand() * (maxBits - minBits + 1));
-      for (let i = 0; i < width; i++) {
-        a[e * n + i] = rand() < 0.5 ? 1 : 0;
-        b[e * n + i] = rand() < 0.5 ? 1 : 0;
-      }
-    }
-    return { a, b, size, n, target: sumBits(a, b, size, n) };
-  }
-
-  // recur.core.tasks.chain_batch: maxBits-bit sums whose longest carry chain is
-  // exactly `length` (the kinds drawn low to high among those that keep every chain at
-  // most that long, one chain of that length planted); with killShare, that share of
-  // the rows has a kill instead of the generate under the planted run. n = maxBits + 1.
-  function chainBatch(rand, size, maxBits, length, killShare) {
-    const n = maxBits + 1;
-    const a = new Uint8Array(size * n);
-    const b = new Uint8Array(size * n);
-    for (let e = 0; e < size; e++) {
-      const start = Math.floor(rand() * (maxBits - length + 1));
-      const bottom = killShare > 0 && rand() < killShare ? 0 : 1; // 0 kill, 1 generate
-      let run = 0; // the distance of the carry into the current bit
-      for (let i = 0; i < maxBits; i++) {
-        const planted = i >= start && i < start + length;
-        let kind = Math.floor(rand() * 3); // 0 kill, 1 generate, 2 propagate
-        if (kind === 2 && !(run === 0 || run < length)) kind = 0; // no longer chain
-        if (planted) kind = i === start ? bottom : 2;
-        run = kind === 1 ? 1 : kind === 2 && run > 0 ? run + 1 : 0;
-        const flip = rand() < 0.5 ? 1 : 0; // which number holds a propagate's 1
-        a[e * n + i] = kind === 1 || (kind === 2 && flip === 1) ? 1 : 0;
-        b[e * n + i] = kind === 1 || (kind === 2 && flip === 0) ? 1 : 0;
-      }
-    }
-    return { a, b, size, n, target: sumBits(a, b, size, n) };
-  }
-
   // recur.training.loop._training_batch: random sums, and with chainShare that share
   // of the batch replaced by chain sums of one length drawn from 1..maxBits.
   function trainingBatch(rand) {
@@ -110,14 +67,7 @@ function cellTrainer(scope) {
     const batch = randomBatch(rand, batchSize - nChain, maxBits, minBits);
     if (nChain === 0) return batch;
     const length = 1 + Math.floor(rand() * maxBits);
-    const chains = chainBatch(rand, nChain, maxBits, length, chainKillShare);
-    const joined = { size: batchSize, n: batch.n };
-    for (const key of ["a", "b", "target"]) {
-      joined[key] = new Uint8Array(batchSize * batch.n);
-      joined[key].set(batch[key]);
-      joined[key].set(chains[key], batch[key].length);
-    }
-    return joined;
+    return concatBatches(batch, chainBatch(rand, nChain, maxBits, length, chainKillShare));
   }
 
   // recur.models.cell.waits: the rounds each position waits for its carry-in, the
@@ -460,7 +410,6 @@ function cellTrainer(scope) {
       onRound(state, moved);
     }
   }
-
 
   // recur.training.loop._heldout_exact at the trained rounds: the quick screen of
   // SCREEN pairs, then every held-out pair once the screen is all right.
