@@ -207,7 +207,6 @@ def test_ch3_ablation_values_read_the_summary_and_the_seeds_that_lose():
         "abl_False_all_32_1x": 0.25, "abl_False_all_32_4x": 0.125,
         "abl_kept": "the task is learned, and not always kept: past n + 1 rounds, "
         "1 of 3 seeds at 8 bits and 1 of 3 seeds at 32 bits lose sums",
-        "abl_lost_32": "1 of 3",
     }  # fmt: skip
 
 

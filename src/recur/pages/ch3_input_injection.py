@@ -38,7 +38,6 @@ def ablation_values(budget: dict, summary: pd.DataFrame, table: pd.DataFrame) ->
             values[f"abl_{inject}_{window}_{bits}_{factor}"] = row[f"exact {factor}"]
     lost = seeds_that_lose(table, inject=False, window="all")  # seed by seed
     values["abl_kept"] = kept_words(lost)
-    values["abl_lost_32"] = f"{lost[WIDEST]} of {lost['n']}"  # the box's count
     return {key: plain(value) for key, value in values.items()}
 
 
