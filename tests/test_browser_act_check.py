@@ -127,13 +127,16 @@ window.typed = (w) => Object.fromEntries(
 """
 
 
-def _load(page, source: str | None = None, model: bool = False) -> None:
-    """The procedure alone in a blank page, as ``window.ACT`` (``source``: a planted
-    copy). ``model``: with act_model.js's model; else the page's generator from
-    cell_train.js (the same mulberry32) and the made-up model (``fakeRun``)."""
+def _load(
+    page, source: str | None = None, model: bool = False, kit: str | None = None
+) -> None:
+    """The procedure alone in a blank page, as ``window.ACT`` (``source``, ``kit``:
+    planted copies of it and of the kit it shares). ``model``: with act_model.js's
+    model; else the page's generator from cell_train.js (the same mulberry32) and the
+    made-up model (``fakeRun``)."""
     page.set_content("<html><body></body></html>")
     page.add_script_tag(content=(STATIC / "exact_math.js").read_text())
-    page.add_script_tag(content=(STATIC / "train_kit.js").read_text())
+    page.add_script_tag(content=kit or (STATIC / "train_kit.js").read_text())
     if model:
         page.add_script_tag(content=MODEL.read_text())
     else:
@@ -1051,8 +1054,10 @@ def trained():
     return _trained_model()
 
 
-def _load_trained(page, weights, source: str | None = None) -> None:
-    _load(page, source, model=True)
+def _load_trained(
+    page, weights, source: str | None = None, kit: str | None = None
+) -> None:
+    _load(page, source, model=True, kit=kit)
     _evaluate(page, "(w) => { ACT.weights = typed(w); }", weights)
 
 
@@ -1272,17 +1277,23 @@ def _found(page, check, *args) -> list:
     return problems + [f"page error: {e}" for e in page.errors]
 
 
-def _planted(bug: str) -> str:
+def _planted(bug: str) -> tuple[str | None, str | None]:
+    """A planted copy of the script, or of the kit it shares (the batches), whichever
+    holds the bug's line: (script, kit), the other ``None``."""
     old, new, _ = PLANTED[bug]
-    source = SCRIPT.read_text()
-    assert source.count(old) == 1, f"the planted line is gone or not one: {old}"
-    return source.replace(old, new)
+    source, kit = SCRIPT.read_text(), (STATIC / "train_kit.js").read_text()
+    counts = (source.count(old), kit.count(old))
+    assert sorted(counts) == [0, 1], f"the planted line is gone or not one: {old}"
+    if counts[0]:
+        return source.replace(old, new), None
+    return None, kit.replace(old, new)
 
 
 @pytest.mark.parametrize("bug", PLANTED)
 def test_each_planted_bug_goes_red(page, monkeypatch, bug):
     check = PLANTED[bug][2]
-    _load(page, _planted(bug))
+    source, kit = _planted(bug)
+    _load(page, source, kit=kit)
     found = _found(page, SMALL_CHECKS[check], page, monkeypatch)
     print(f"{bug}: red in {check}: {found[:1]}")
     assert found, f"{bug}: {check} found nothing"
@@ -1293,7 +1304,7 @@ def test_the_books_model_shows_the_planted_waiting_bugs(
     page, trained, model_waits, bug
 ):
     check = MODEL_PLANTED[bug]
-    _load_trained(page, trained[1], _planted(bug))
+    _load_trained(page, trained[1], *_planted(bug))
     found = _found(page, MODEL_CHECKS[check], page, model_waits)
     print(f"{bug}, on the book's model: red in {check}: {found[:1]}")
     assert found, f"{bug}: {check} on the book's model found nothing"
