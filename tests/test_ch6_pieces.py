@@ -16,13 +16,10 @@ from recur.chapters.ch6_check import (
     restart_counts,
     without_each_part,
 )
-from recur.chapters.ch6_measures import (
-    halted_early_by_variant,
-    ramp_words,
-    share_waiting,
-)
+from recur.chapters.ch6_measures import halted_early_by_variant, share_waiting
 from recur.core.tasks import batch_from_strings
 from recur.models.act import HaltingUnit, act_loop
+from recur.pages.ch6_act_ut import ramp_words
 
 GOOD = {"heldout": 1.0, "long_chains": 1.0, "beyond": 0.0, "budget_used": 0.0,
         "delayed": 1.0, "ring": 0.0}  # fmt: skip
@@ -93,7 +90,7 @@ def test_the_tau_figure_draws_the_steps_beyond_the_carry_per_seed():
 
 
 def test_the_long_chain_words_say_no_more_than_the_runs():
-    from recur.chapters.ch6_measures import long_chain_words
+    from recur.pages.ch6_act_ut import long_chain_words
 
     assert long_chain_words(2, 1, 3).endswith(
         "so few runs cannot tell the two apart, and the quarter rests on the argument."

@@ -191,7 +191,7 @@ def test_state_changes_leave_out_the_floor_and_need_two_rounds():
 
 
 def test_solve_words_say_a_capped_solve_did_not_converge():
-    from recur.chapters.ch7_fixed_points import solve_words
+    from recur.pages.ch7_fixed_points import solve_words
 
     assert solve_words(12, True) == "converges after 12 iterations"
     assert solve_words(130, False) == (
@@ -202,7 +202,7 @@ def test_solve_words_say_a_capped_solve_did_not_converge():
 def test_iterations_words_follow_the_fitted_slope():
     import pandas as pd
 
-    from recur.chapters.ch7_fixed_points import iterations_words
+    from recur.pages.ch7_fixed_points import iterations_words
 
     lengths = pd.Index([1, 2, 4, 8], name="longest chain")
     walking = iterations_words(pd.Series([3.0, 5.0, 9.0, 17.0], index=lengths))
@@ -218,7 +218,7 @@ def test_iterations_words_follow_the_fitted_slope():
 def test_cap_words_name_the_widths_where_the_solver_hit_its_cap():
     import pandas as pd
 
-    from recur.chapters.ch7_fixed_points import cap_words
+    from recur.pages.ch7_fixed_points import cap_words
 
     widths = pd.DataFrame(
         {"converged": [False, True, False], "DEQ exact": [1.0, 1.0, 0.5]},
@@ -235,7 +235,7 @@ def test_cap_words_name_the_widths_where_the_solver_hit_its_cap():
 
 
 def test_restart_words_tell_the_restart_from_the_check():
-    from recur.chapters.ch7_fixed_points import restart_words
+    from recur.pages.ch7_fixed_points import restart_words
 
     # the chapter's case: 20 passed with restarts, 16 got there in one run, all 16 met
     both = restart_words({"reached": 20}, {"reached": 16, "met": 16})
@@ -249,7 +249,7 @@ def test_restart_words_tell_the_restart_from_the_check():
 
 
 def test_settle_words_sort_the_loops_by_the_tolerance():
-    from recur.chapters.ch7_fixed_points import settle_words
+    from recur.pages.ch7_fixed_points import settle_words
 
     changes = {"a": 1e-8, "b": 4e-4, "c": 9e-2, "d": 1e-3, "e": 1.3e-2}
     words = settle_words(changes, 1e-3)

@@ -90,12 +90,12 @@ from recur.chapters.ch6_hardest import (  # noqa: E402
     HARDEST_RIGHT,
     first_right_round,
     hardest_table,
-    hardest_words,
     readouts_by_round,
 )
 from recur.core.intervals import interval_range, interval_text, wilson  # noqa: E402
 from recur.models.halting import ActHalting  # noqa: E402
 from recur.models.ut import UniversalTransformer  # noqa: E402
+from recur.pages.ch6_live import hardest_words  # noqa: E402
 from recur.studies.hardest_study import hardest_by_width, hardest_counts  # noqa: E402
 from test_measurements import Scripted  # noqa: E402
 
@@ -179,7 +179,8 @@ def test_wilson_refuses_impossible_counts(k, n):
 
 def test_pair_counts_by_hand():
     from recur.chapters.ch6_hardest import HARDEST_NEWS
-    from recur.studies.hardest_study import PAIRS, news_words, pair_counts
+    from recur.pages.ch6_act_ut import news_words
+    from recur.studies.hardest_study import PAIRS, pair_counts
 
     rows = [  # seed, bits, right, past, news (answer first right, past the carry)
         (0, 8, True, 0, 0), (0, 64, True, 7, 6),  # late: its news late too

@@ -3,7 +3,8 @@ from a table made by hand (not by the ablation), so each branch is seen."""
 
 import pandas as pd
 
-from recur.chapters.ch3_input_injection import kept_words, seeds_that_lose
+from recur.chapters.ch3_input_injection import seeds_that_lose
+from recur.pages.ch3_input_injection import kept_words
 
 
 def _table(exact: dict) -> pd.DataFrame:

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from recur.core import seeds
+from recur.pages.methods import shared_choosing_words
 from recur.studies import methods
 
 DATA = Path(__file__).resolve().parents[1] / "book" / "data"
@@ -144,7 +145,7 @@ def test_seeds_shared_by_choosing_uses_and_by_both_roles_by_hand():
         seeds.Seeds("r", 2, 6, 1, seeds.REPORT, ""),
     )
     assert methods.shared_choosing_seeds(registry) == [("a", "b", 3, 4)]
-    assert methods.shared_choosing_words(registry) == "a and b (seeds 3 to 4)"
+    assert shared_choosing_words(registry) == "a and b (seeds 3 to 4)"
     assert methods.choose_report_overlap(registry) == [2, 3, 4, 5, 6]
 
 

@@ -201,7 +201,7 @@ def test_training_a_model_with_its_own_loss_refuses_settings_it_ignores(setting)
 
 
 def test_comparison_words_follow_the_numbers():
-    from recur.chapters.ch7_pondernet import comparison_words
+    from recur.pages.ch7_fixed_points import comparison_words
 
     values = {"PonderNet_exact_64": 0.95, "ACT_exact_64": 0.99,
               "PonderNet_chains_64": 0.9, "ACT_chains_64": 0.8,
@@ -256,7 +256,7 @@ def test_seeds_that_wait_count_only_the_learned_seeds_at_or_above_the_bar():
 
 
 def test_ranking_words_count_the_measures_act_leads():
-    from recur.chapters.ch7_pondernet import ranking_words
+    from recur.pages.ch7_fixed_points import ranking_words
 
     values = {"ACT_exact_64": 1.0, "PonderNet_exact_64": 0.968, "ACT_chains_64": 1.0,
               "PonderNet_chains_64": 0.985, "ACT_beyond_8": 0.05,

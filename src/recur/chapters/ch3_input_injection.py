@@ -169,17 +169,3 @@ def seeds_that_lose(table: pd.DataFrame, inject: bool, window) -> dict:
         fewer = by_seed[top * (n_bits + 1)] < by_seed[n_bits + 1]
         lost[int(n_bits)] = int(fewer.sum())
     return lost | {"n": int(part["seed"].nunique())}
-
-
-def kept_words(lost: dict) -> str:
-    """The sentence "... the task is learned ..." from :func:`seeds_that_lose`: not
-    kept when every seed lost sums at every width, kept when none did, else the
-    counts."""
-    n, widths = lost["n"], [k for k in lost if k != "n"]
-    more = "past n + 1 rounds"  # against the trained rounds, not against a peak
-    if all(lost[w] == n for w in widths):
-        return f"the task is learned but not kept: {more} every seed loses sums"
-    if not any(lost[w] for w in widths):
-        return f"the task is learned and kept: {more} no seed loses sums"
-    counts = " and ".join(f"{lost[w]} of {n} seeds at {w} bits" for w in widths)
-    return f"the task is learned, and not always kept: {more}, {counts} lose sums"

@@ -114,28 +114,6 @@ def hardest_summary(model: UniversalTransformer, widths: list[int]) -> pd.DataFr
     return pd.DataFrame(rows).T.rename_axis("bits")
 
 
-def hardest_words(summary: pd.DataFrame, on_time: int, up_to: int = 64) -> str:
-    """What a page may say of one model from :func:`hardest_summary`, at the widths up
-    to ``up_to``: on time (every hardest sum right, no position more than
-    ``on_time`` rounds past its carry) at all of them, or where it was not: the sums it
-    got wrong, then the rounds it ran past the carry, width by width."""
-    within = summary.loc[[b for b in summary.index if b <= up_to]]
-    wrong = within[within["right"] < within["of"]]
-    late = within[within["most rounds past the carry"] > on_time]
-    if wrong.empty and late.empty:
-        span = f"{within.index.min()} to {within.index.max()} bits"
-        return f"was on time at each width from {span}"
-    parts = [
-        f"got {r['right']} of {r['of']} right at {b} bits" for b, r in wrong.iterrows()
-    ]
-    for b, r in late.iterrows():
-        past = r["most rounds past the carry"]
-        parts.append(
-            f"ran {past} round{'' if past == 1 else 's'} past the carry at {b} bits"
-        )
-    return "; ".join(parts)
-
-
 ON_TIME = 1  # rounds past its wait a position may halt and still be on time
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import functools
 
-import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
@@ -251,85 +250,6 @@ def training_memory(
     finally:
         deq.implicit, deq.tol, deq.method = settings
     return pd.DataFrame(rows)
-
-
-def solve_words(n_iter: int, converged: bool) -> str:
-    """How a solve ended, for the page: a solve that did not converge stopped at its
-    cap, which is then ``n_iter``."""
-    if converged:
-        return f"converges after {n_iter} iterations"
-    return f"stops at its cap of {n_iter} iterations without converging"
-
-
-def iterations_words(chain: pd.Series) -> dict:
-    """How plain iteration's solver iterations depend on the longest chain, for the
-    page, from a series indexed by the chain length: the fitted ``slope`` (iterations
-    per position of the chain) and ``words`` that follow from it."""
-    if len(chain) < 2:
-        raise ValueError("need iterations for at least two chain lengths")
-    slope = float(np.polyfit(chain.index.to_numpy(float), chain.to_numpy(float), 1)[0])
-    if slope >= 0.5:
-        words = f"grow with the chain, by about {slope:.1f} per position of it"
-    else:
-        low, high = int(chain.min()), int(chain.max())
-        words = (
-            f"hardly depend on the chain in this run (a fitted {slope:.1f} per "
-            f"position): {low} to {high} at every length tried"
-        )
-    return {"slope": slope, "words": words}
-
-
-def cap_words(widths: pd.DataFrame) -> str:
-    """What the solver did at each width of a :func:`by_width` table, for the page: the
-    widths at which it stopped at its cap before every sum had settled, and whether the
-    readout was right on every sum there all the same."""
-    capped = widths[~widths["converged"].astype(bool)]
-    if capped.empty:
-        return "At every width the solver stopped because the state had settled."
-    listed = " and ".join(f"{n_bits:,}" for n_bits in capped.index)
-    caps = " and ".join(f"{twice_width_plus_one(n_bits):,}" for n_bits in capped.index)
-    right = bool((capped["DEQ exact"] == 1.0).all())
-    tail = ", though the readout was already right on every sum" if right else ""
-    return (
-        f"At {listed} bits the solver reached its cap of {caps} iterations, 2(n + 1), "
-        f"before every sum had settled{tail}."
-    )
-
-
-def restart_words(checked: dict, one_run: dict) -> dict:
-    """What the DEQ's restart and its check each did over the seeds, from two
-    :func:`recur.studies.live.live_counts`: the chapter's procedure (``checked``) and
-    one run per seed that stops at the first check with every held-out pair right
-    (``one_run``, whose first run is the procedure's first attempt). A seed that never
-    got there in one run passed the procedure only after a restart, so ``restarted``
-    is a lower bound; ``rejected`` counts the one-run models that got there and yet
-    missed a 1,024-bit sum, the ones a check at a longer solve could catch."""
-    restarted = max(checked["reached"] - one_run["reached"], 0)
-    rejected = one_run["reached"] - one_run["met"]
-    if rejected == 0 and restarted > 0:
-        words = "in this study the restart, not the check, made the difference"
-    elif rejected > 0:
-        words = f"{rejected} of them missed a sum, which is what the check is for"
-    else:
-        words = "neither the restart nor the check changed the count"
-    return {"restarted": restarted, "rejected": rejected, "words": words}
-
-
-def settle_words(last_change: dict[str, float], tol: float) -> dict:
-    """Which loops still move in the last round measured, for the page: ``last_change``
-    maps a loop's name to its state's change between the last two rounds (a share of
-    its size); ``moving`` names those above ``tol``, ``settled`` the others."""
-    if not last_change:
-        raise ValueError("no loops to sort")
-
-    def listed(names: list[str]) -> str:
-        if len(names) < 2:
-            return "".join(names) or "none"
-        return ", ".join(names[:-1]) + " and " + names[-1]
-
-    moving = [name for name, change in last_change.items() if change > tol]
-    settled = [name for name, change in last_change.items() if change <= tol]
-    return {"moving": listed(moving), "settled": listed(settled)}
 
 
 def seeds_above(settle: pd.DataFrame, tol: float) -> dict:

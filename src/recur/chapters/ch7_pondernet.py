@@ -12,7 +12,7 @@ from recur.models.pondernet import expected_loss, halting_distribution
 from recur.models.ut import UniversalTransformer
 from recur.training.config import TrainResult
 from recur.training.ut_recipe import BOOK_ACT, train_ut
-from recur.views.text import fit_words, more_word
+from recur.views.text import fit_words
 
 # Chapter 7's PonderNet: trained as Chapter 6 trains its ACT model (``BOOK_ACT``: a
 # local window of one, the input re-fed, the relative bias, no round signal, the floor
@@ -144,17 +144,6 @@ def crossing_values(distance: pd.DataFrame) -> dict:
             "far_max": float(far.max())}  # fmt: skip
 
 
-def comparison_words(values: dict) -> dict:
-    """Words for Chapter 7's comparison, from :func:`study_values`: whether PonderNet
-    kept more or fewer of the random and the long-chain 64-bit sums than ACT (worst
-    seed each), and how fast its steps grow with the carry distance beside ACT's."""
-    return {
-        "exact_64": more_word(values["PonderNet_exact_64"], values["ACT_exact_64"]),
-        "chains_64": more_word(values["PonderNet_chains_64"], values["ACT_chains_64"]),
-        "rate": values["PonderNet_slope"] / values["ACT_slope"],
-    }
-
-
 def seeds_that_wait(runs: pd.DataFrame, learned_at: float, slope_bar: float) -> dict:
     """Of the seeds in ``runs`` (PonderNet's rows of ``data/live_seeds.csv``: ``exact
     at 8 bits`` and ``value``, its rounds per position of carry distance) that learned
@@ -171,17 +160,3 @@ def seeds_that_wait(runs: pd.DataFrame, learned_at: float, slope_bar: float) -> 
 
 
 RANKED = "random and long-chain 64-bit sums on the worst seed, steps beyond the carry"
-
-
-def ranking_words(values: dict) -> str:
-    """Where ACT stands beside PonderNet, for the page, from :func:`study_values`: on
-    how many of three measures ACT is ahead (more random and more long-chain 64-bit
-    sums exact on the worst seed, fewer steps beyond the carry at 8 bits)."""
-    ahead = [
-        values["ACT_exact_64"] > values["PonderNet_exact_64"],
-        values["ACT_chains_64"] > values["PonderNet_chains_64"],
-        values["ACT_beyond_8"] < values["PonderNet_beyond_8"],
-    ]
-    if all(ahead):
-        return f"came out ahead on all three measures above ({RANKED})"
-    return f"came out ahead on {sum(ahead)} of the three measures above ({RANKED})"

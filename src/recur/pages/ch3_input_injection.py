@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from recur.chapters.ch2_shared_update import first_right_round
-from recur.chapters.ch3_input_injection import kept_words, seeds_that_lose
+from recur.chapters.ch3_input_injection import seeds_that_lose
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies.live import CHAPTER3_INJECTED, live_seed_values
 from recur.views.bench_view import chapter_time
@@ -90,3 +90,17 @@ def gradient_values(norms: dict) -> dict:
     uninjected = norms["no injection"]  # (rounds,): round 1 first
     drop = float(uninjected[0] / uninjected[-1])
     return {"grad_drop": drop, "grad_drop_about": f"{float(f'{drop:.2g}'):,.0f}"}
+
+
+def kept_words(lost: dict) -> str:
+    """The sentence "... the task is learned ..." from :func:`seeds_that_lose`: not
+    kept when every seed lost sums at every width, kept when none did, else the
+    counts."""
+    n, widths = lost["n"], [k for k in lost if k != "n"]
+    more = "past n + 1 rounds"  # against the trained rounds, not against a peak
+    if all(lost[w] == n for w in widths):
+        return f"the task is learned but not kept: {more} every seed loses sums"
+    if not any(lost[w] for w in widths):
+        return f"the task is learned and kept: {more} no seed loses sums"
+    counts = " and ".join(f"{lost[w]} of {n} seeds at {w} bits" for w in widths)
+    return f"the task is learned, and not always kept: {more}, {counts} lose sums"

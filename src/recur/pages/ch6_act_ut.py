@@ -21,8 +21,6 @@ from recur.chapters.ch6_measures import (
     KILL_WAITS,
     clock_words,
     halted_early_by_variant,
-    long_chain_words,
-    ramp_words,
 )
 from recur.core.bars import HARDEST_PAST, WIDE_BAR
 from recur.core.hardest import hardest_sums
@@ -254,7 +252,7 @@ def pairs_values(pairs: pd.DataFrame) -> dict:
     for key in ("with", "without"):
         met, n = counts[f"{key}_met"], counts[f"{key}_n"]
         values[f"pairs_{key}_interval"] = interval_text(met, n)
-    return values | {"pairs_news_words": hs.news_words(counts)}
+    return values | {"pairs_news_words": news_words(counts)}
 
 
 def restart_values(third: pd.DataFrame) -> dict:
@@ -293,3 +291,54 @@ def study_values(data="data") -> dict:
     values |= restart_values(read("act_third_run_rows"))
     values |= wide_values(read("act_wide")) | browser_values(read("browser_act_seeds"))
     return {key: plain(value) for key, value in values.items()}
+
+
+def long_chain_words(alone: int, with_chains: int, runs: int) -> str:
+    """What a study of a few runs says of long chains in training, for a page: runs
+    that met the bar trained on random sums only (``alone``) and with a share of long
+    chains (``with_chains``), of ``runs`` each; a difference of one run is no
+    evidence either way."""
+    said = (
+        f"trained on random sums only, {alone} of {runs} runs met the chapter's bar, "
+        f"against {with_chains} of {runs} with the long chains: "
+    )
+    if abs(alone - with_chains) <= 1:
+        return said + (
+            "so few runs cannot tell the two apart, and the quarter rests on "
+            "the argument."
+        )
+    return said + (
+        "the long chains helped."
+        if with_chains > alone
+        else "the long chains did not help."
+    )
+
+
+def ramp_words(full: int, ramped: int, runs: int) -> str:
+    """What a study of a few runs says of ramping the ponder cost in, for a page: runs
+    that reached the held-out target with the cost at full weight from the first step
+    (``full``) and ramped in (``ramped``), of ``runs`` each; a difference of one run is
+    no evidence either way."""
+    said = (
+        f"{full} of {runs} runs with the penalty at full weight from the first "
+        f"step got there, and {ramped} of {runs} ramped ones"
+    )
+    if abs(full - ramped) <= 1:
+        return said + ": too few runs to tell apart, so the ramp rests on the argument."
+    return said + (
+        ": the ramp helped." if ramped > full else ": the ramp did not help."
+    )
+
+
+def news_words(kinds: dict) -> str:
+    """What a page may say of :func:`late_kinds`: how the late models were late."""
+    if kinds["late"] == 0:
+        return "None that got every one right halted late."
+    rest = kinds["late"] - kinds["news_late"] - kinds["ran_on"]
+    words = (
+        f"Of the {kinds['late']} that got every one right but halted late, "
+        f"{kinds['news_late']} had their latest halt within a round of their latest "
+        "answer to turn right: the carry's news itself was slow. In "
+        f"{kinds['ran_on']}, every answer was right in time and positions ran on"
+    )
+    return words + (f"; the other {rest} did some of each." if rest else ".")

@@ -6,21 +6,13 @@ from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
 import pandas as pd
 
-from recur.chapters.ch7_fixed_points import (
-    PAPER_MEMORY_SAVING,
-    cap_words,
-    iterations_words,
-    restart_words,
-    seeds_above,
-    settle_words,
-    solve_words,
-)
+from recur.chapters.ch7_fixed_points import PAPER_MEMORY_SAVING, seeds_above
 from recur.chapters.ch7_pondernet import (
-    comparison_words,
+    RANKED,
     ponder_settings,
-    ranking_words,
     seeds_that_wait,
     study_summary,
 )
@@ -28,11 +20,12 @@ from recur.chapters.ch7_pondernet import (
     study_values as ponder_study_values,
 )
 from recur.core.carry import RUNNING_EXAMPLE, parallel_add
+from recur.core.tasks import twice_width_plus_one
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies import live as lt
 from recur.views.bench_view import chapter_time
 from recur.views.explorers import PAGE_MAX_BITS
-from recur.views.text import small_number
+from recur.views.text import more_word, small_number
 
 WIDEST = 1024  # the widest sums the DEQ is tested on in the page
 CHAIN = 32  # the chain length at which the page sets the two solvers side by side
@@ -167,3 +160,107 @@ def settle_values(changes: dict, settle: pd.DataFrame, tol: float) -> dict:
     moved = settle_words(dict(zip(LOOPS.values(), last, strict=True)), tol)
     values = prefixed("settle", shown | moved)
     return values | prefixed("settle_seeds", seeds_above(settle, tol))
+
+
+def solve_words(n_iter: int, converged: bool) -> str:
+    """How a solve ended, for the page: a solve that did not converge stopped at its
+    cap, which is then ``n_iter``."""
+    if converged:
+        return f"converges after {n_iter} iterations"
+    return f"stops at its cap of {n_iter} iterations without converging"
+
+
+def iterations_words(chain: pd.Series) -> dict:
+    """How plain iteration's solver iterations depend on the longest chain, for the
+    page, from a series indexed by the chain length: the fitted ``slope`` (iterations
+    per position of the chain) and ``words`` that follow from it."""
+    if len(chain) < 2:
+        raise ValueError("need iterations for at least two chain lengths")
+    slope = float(np.polyfit(chain.index.to_numpy(float), chain.to_numpy(float), 1)[0])
+    if slope >= 0.5:
+        words = f"grow with the chain, by about {slope:.1f} per position of it"
+    else:
+        low, high = int(chain.min()), int(chain.max())
+        words = (
+            f"hardly depend on the chain in this run (a fitted {slope:.1f} per "
+            f"position): {low} to {high} at every length tried"
+        )
+    return {"slope": slope, "words": words}
+
+
+def cap_words(widths: pd.DataFrame) -> str:
+    """What the solver did at each width of a :func:`by_width` table, for the page: the
+    widths at which it stopped at its cap before every sum had settled, and whether the
+    readout was right on every sum there all the same."""
+    capped = widths[~widths["converged"].astype(bool)]
+    if capped.empty:
+        return "At every width the solver stopped because the state had settled."
+    listed = " and ".join(f"{n_bits:,}" for n_bits in capped.index)
+    caps = " and ".join(f"{twice_width_plus_one(n_bits):,}" for n_bits in capped.index)
+    right = bool((capped["DEQ exact"] == 1.0).all())
+    tail = ", though the readout was already right on every sum" if right else ""
+    return (
+        f"At {listed} bits the solver reached its cap of {caps} iterations, 2(n + 1), "
+        f"before every sum had settled{tail}."
+    )
+
+
+def restart_words(checked: dict, one_run: dict) -> dict:
+    """What the DEQ's restart and its check each did over the seeds, from two
+    :func:`recur.studies.live.live_counts`: the chapter's procedure (``checked``) and
+    one run per seed that stops at the first check with every held-out pair right
+    (``one_run``, whose first run is the procedure's first attempt). A seed that never
+    got there in one run passed the procedure only after a restart, so ``restarted``
+    is a lower bound; ``rejected`` counts the one-run models that got there and yet
+    missed a 1,024-bit sum, the ones a check at a longer solve could catch."""
+    restarted = max(checked["reached"] - one_run["reached"], 0)
+    rejected = one_run["reached"] - one_run["met"]
+    if rejected == 0 and restarted > 0:
+        words = "in this study the restart, not the check, made the difference"
+    elif rejected > 0:
+        words = f"{rejected} of them missed a sum, which is what the check is for"
+    else:
+        words = "neither the restart nor the check changed the count"
+    return {"restarted": restarted, "rejected": rejected, "words": words}
+
+
+def settle_words(last_change: dict[str, float], tol: float) -> dict:
+    """Which loops still move in the last round measured, for the page: ``last_change``
+    maps a loop's name to its state's change between the last two rounds (a share of
+    its size); ``moving`` names those above ``tol``, ``settled`` the others."""
+    if not last_change:
+        raise ValueError("no loops to sort")
+
+    def listed(names: list[str]) -> str:
+        if len(names) < 2:
+            return "".join(names) or "none"
+        return ", ".join(names[:-1]) + " and " + names[-1]
+
+    moving = [name for name, change in last_change.items() if change > tol]
+    settled = [name for name, change in last_change.items() if change <= tol]
+    return {"moving": listed(moving), "settled": listed(settled)}
+
+
+def comparison_words(values: dict) -> dict:
+    """Words for Chapter 7's comparison, from :func:`study_values`: whether PonderNet
+    kept more or fewer of the random and the long-chain 64-bit sums than ACT (worst
+    seed each), and how fast its steps grow with the carry distance beside ACT's."""
+    return {
+        "exact_64": more_word(values["PonderNet_exact_64"], values["ACT_exact_64"]),
+        "chains_64": more_word(values["PonderNet_chains_64"], values["ACT_chains_64"]),
+        "rate": values["PonderNet_slope"] / values["ACT_slope"],
+    }
+
+
+def ranking_words(values: dict) -> str:
+    """Where ACT stands beside PonderNet, for the page, from :func:`study_values`: on
+    how many of three measures ACT is ahead (more random and more long-chain 64-bit
+    sums exact on the worst seed, fewer steps beyond the carry at 8 bits)."""
+    ahead = [
+        values["ACT_exact_64"] > values["PonderNet_exact_64"],
+        values["ACT_chains_64"] > values["PonderNet_chains_64"],
+        values["ACT_beyond_8"] < values["PonderNet_beyond_8"],
+    ]
+    if all(ahead):
+        return f"came out ahead on all three measures above ({RANKED})"
+    return f"came out ahead on {sum(ahead)} of the three measures above ({RANKED})"

@@ -11,12 +11,14 @@ import pandas as pd
 
 from recur.chapters.ch6_check import without_each_part
 from recur.chapters.ch7_pondernet import ponder_settings
+from recur.core import seeds
 from recur.core.bars import HARDEST_PAST
 from recur.core.intervals import CONFIDENCE, interval_range, interval_text, wilson
 from recur.pages.ch6_act_ut import PARTS
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies import live
 from recur.studies import methods as studies
+from recur.studies.methods import shared_choosing_seeds
 from recur.studies.seed_study import ROBUST, SEED_WIDTHS, seed_counts, the_bar
 from recur.training.checked import STAY_ROUNDS
 from recur.training.config import TrainConfig, attempt_seeds
@@ -76,7 +78,7 @@ def code_values() -> dict:
     values |= prefixed("overlap", {"low": both[0], "high": both[-1], "n": len(both)})
     restarts = attempt_seeds(0, 3)[1:]  # what the second and third run add to a seed
     values |= prefixed("restart", {"second": restarts[0], "third": restarts[1]})
-    values["choosing_shared"] = studies.shared_choosing_words()
+    values["choosing_shared"] = shared_choosing_words()
     values["cell_stay_rounds"] = STAY_ROUNDS
     return values | {"reading_per_minute": WORDS_PER_MINUTE}
 
@@ -140,3 +142,12 @@ def study_values(data="data") -> dict:
     _, bench = read_bench(Path(data) / "bench.jsonl")
     values |= prefixed("time", chapter_range(bench))
     return {key: plain(value) for key, value in values.items()}
+
+
+def shared_choosing_words(entries=seeds.REGISTRY) -> str:
+    """:func:`shared_choosing_seeds` as words: "first recipe and recipe pieces (seeds
+    0 to 2)", joined by semicolons; "" when no two share seeds."""
+    return "; ".join(
+        f"{one} and {other} (seeds {low} to {high})"
+        for one, other, low, high in shared_choosing_seeds(entries)
+    )

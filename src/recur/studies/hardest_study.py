@@ -94,17 +94,3 @@ def _latest_of_late(table: pd.DataFrame) -> pd.DataFrame:
         return table
     worst = table.loc[table.groupby("seed")[HARDEST_PAST].idxmax()]  # a row per seed
     return worst[worst[HARDEST_PAST] > HARDEST_PAST_BAR]
-
-
-def news_words(kinds: dict) -> str:
-    """What a page may say of :func:`late_kinds`: how the late models were late."""
-    if kinds["late"] == 0:
-        return "None that got every one right halted late."
-    rest = kinds["late"] - kinds["news_late"] - kinds["ran_on"]
-    words = (
-        f"Of the {kinds['late']} that got every one right but halted late, "
-        f"{kinds['news_late']} had their latest halt within a round of their latest "
-        "answer to turn right: the carry's news itself was slow. In "
-        f"{kinds['ran_on']}, every answer was right in time and positions ran on"
-    )
-    return words + (f"; the other {rest} did some of each." if rest else ".")

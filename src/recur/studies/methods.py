@@ -184,15 +184,6 @@ def shared_choosing_seeds(studies=seeds.REGISTRY) -> list[tuple]:
     return shared
 
 
-def shared_choosing_words(studies=seeds.REGISTRY) -> str:
-    """:func:`shared_choosing_seeds` as words: "first recipe and recipe pieces (seeds
-    0 to 2)", joined by semicolons; "" when no two share seeds."""
-    return "; ".join(
-        f"{one} and {other} (seeds {low} to {high})"
-        for one, other, low, high in shared_choosing_seeds(studies)
-    )
-
-
 def choose_report_overlap(studies=seeds.REGISTRY) -> list[int]:
     """The training seeds that a choosing use and a reporting use of the registry
     both train from (each pair allowed by :data:`recur.core.seeds.OVERLAPS`)."""
