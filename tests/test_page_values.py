@@ -317,7 +317,7 @@ def _rounds_table(local_12: float) -> pd.DataFrame:
 
 
 def test_ch4_rounds_values_read_the_two_uts_beside_the_rule():
-    from recur.chapters.ch4_universal_transformer import curve_words, full_words
+    from recur.pages.ch4_universal_transformer import curve_words, full_words
 
     table = _rounds_table(local_12=0.99)
     values = ch4.rounds_values(table)
@@ -340,8 +340,8 @@ def test_ch4_rounds_values_read_the_two_uts_beside_the_rule():
 def test_ch4_run_values_read_the_pages_models():
     import torch
 
-    from recur.chapters.ch4_universal_transformer import example_words
     from recur.models.cell import LocalCell
+    from recur.pages.ch4_universal_transformer import example_words
 
     run = SimpleNamespace(words=lambda: "added them")
     assert ch4.training_values(run) == {"ut_local_words": "added them"}

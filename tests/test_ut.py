@@ -10,11 +10,6 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recur.chapters.ch4_universal_transformer import (
-    curve_words,
-    example_words,
-    full_words,
-)
 from recur.core.tasks import random_batch
 from recur.models import attention
 from recur.models.attention import (
@@ -27,6 +22,7 @@ from recur.models.attention import (
 from recur.models.halting import ActHalting
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer, one_round
+from recur.pages.ch4_universal_transformer import curve_words, example_words, full_words
 from recur.studies.sweeps import act_runs, tau_sweep
 from recur.training.config import TrainConfig
 from recur.training.loop import train
