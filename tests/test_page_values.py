@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from recur.chapters.ch6_measures import KILL_WAITS, clock_words
+from recur.chapters.ch6_measures import KILL_WAITS
 from recur.core.intervals import interval_range, interval_text
 from recur.core.tasks import long_chain_batch, random_batch
 from recur.pages import ch1_parallel_carry as ch1
@@ -499,7 +499,7 @@ def test_ch6_waiting_values_read_rounds_1_and_2_to_8_at_32_bits():
         assert values[f"wait_{key}_early"] == pytest.approx(0.2)
     clock = waiting[(waiting["variant"] == "with the round signal")
                     & (waiting["bits"] == 32)]  # fmt: skip
-    assert values["wait_clock_words"] == clock_words(clock)
+    assert values["wait_clock_words"] == ch6.clock_words(clock)
     assert len(values) == 10
 
 

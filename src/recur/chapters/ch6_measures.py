@@ -221,7 +221,6 @@ def _halted_early(steps: np.ndarray, batch: AdditionBatch) -> float:
 TRAINED_WAIT = 8  # the longest a position waits for its carry in 8-bit training
 SMALL_H = 0.1  # a waiting position's h_r below this keeps it far from halting
 HALT_AT = 0.99  # 1 - eps: ACT halts a position once its running sum reaches this
-_NUMBERS = ("no", "one", "two", "three", "four")
 
 
 def clock_kind(h: pd.Series) -> tuple[str, float, int]:
@@ -243,55 +242,6 @@ def clock_kind(h: pd.Series) -> tuple[str, float, int]:
     if len(late) and late.max() >= SMALL_H:
         return "late", float(late.max()), int(late.idxmax())
     return "never", float(h.max()), int(h.idxmax())
-
-
-def _who(i: int, n: int, n_groups: int, n_seeds: int) -> str:
-    """The seeds of the ``i``-th of ``n_groups`` clauses, ``n`` of ``n_seeds``: "all
-    three seeds", "both seeds", "one seed", "another seed", "the third seed", "the
-    other two seeds"."""
-    if n_groups == 1 and n > 1:
-        return "both seeds" if n == 2 else f"all {_NUMBERS[n]} seeds"
-    if i == 0:
-        return "one seed" if n == 1 else f"{_NUMBERS[n]} seeds"
-    if i < n_groups - 1:
-        return "another seed" if n == 1 else f"{_NUMBERS[n]} other seeds"
-    if n > 1:
-        return f"the other {_NUMBERS[n]} seeds"
-    return {2: "the other seed", 3: "the third seed"}.get(n_seeds, "the last seed")
-
-
-def clock_words(waiting: pd.DataFrame) -> str:
-    """What :func:`clock_kind` finds for each seed of one model's
-    :func:`halting_while_waiting` rows (``seed``, ``round``, ``mean h while
-    waiting``), to follow "the waiting positions' h_r": "in all three seeds it ..."
-    where the seeds agree, else "differs from seed to seed. In one seed it ...", a
-    sentence per kind (the page's full stop ends the last)."""
-    kinds = pd.DataFrame(
-        [
-            clock_kind(runs.set_index("round")["mean h while waiting"])
-            for _, runs in waiting.groupby("seed")
-        ],
-        columns=["kind", "h", "round"],
-    )
-    clauses = []
-    groups = list(kinds.groupby("kind", sort=False))
-    for i, (kind, group) in enumerate(groups):
-        who = _who(i, len(group), len(groups), len(kinds))
-        h, r = group["h"].max(), group["round"].max()
-        what = {
-            "halts": f"reaches {h:.2f} and its running sum passes {HALT_AT} by round "
-            f"{r}, so the positions halt long before their carry",
-            "late": f"stays below {SMALL_H} up to round {TRAINED_WAIT} and then grows, "
-            f"up to {h:.2f}, as if the halting units read the round off the signal",
-            "high": f"reaches {h:.2f} by round {r} without halting the positions",
-            "never": f"stays below {SMALL_H} in every round",
-        }[kind]
-        clauses.append(f"in {who} it {what}")
-    if len(clauses) == 1:
-        return clauses[0]
-    # one sentence each: together they run past the 60 words a sentence may have
-    sentences = [c[0].upper() + c[1:] for c in clauses]
-    return "differs from seed to seed. " + ". ".join(sentences)
 
 
 def chains_and_waits(
