@@ -17,6 +17,7 @@ from recur.core.tasks import (
     random_batch,
     twice_width_plus_one,
 )
+from recur.models.act import ACT_EPS
 from recur.models.cell import Unroll
 from recur.models.running import run_model
 from recur.models.ut import UniversalTransformer
@@ -220,7 +221,7 @@ def _halted_early(steps: np.ndarray, batch: AdditionBatch) -> float:
 
 TRAINED_WAIT = 8  # the longest a position waits for its carry in 8-bit training
 SMALL_H = 0.1  # a waiting position's h_r below this keeps it far from halting
-HALT_AT = 0.99  # 1 - eps: ACT halts a position once its running sum reaches this
+HALT_AT = 1 - ACT_EPS  # ACT halts a position once its running sum reaches this
 
 
 def clock_kind(h: pd.Series) -> tuple[str, float, int]:
