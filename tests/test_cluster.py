@@ -1,4 +1,4 @@
-"""The studies on a Dask cluster (benchmarks/cluster.py): the same rows as a serial
+"""The studies on a Dask cluster (recur.studies.cluster): the same rows as a serial
 run, each result kept as it comes (a study resumes), a killed worker's job run again."""
 
 import json
