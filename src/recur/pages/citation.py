@@ -10,7 +10,7 @@ from recur.core.version import VERSION
 
 TITLE = "One More Round: why running the same update rule for more rounds computes more"
 AUTHORS = "The One More Round authors"
-DATE = "2026-12-05"  # the release the version names
+DATE = "2026-12-06"  # the release the version names
 LICENSES = ("MIT", "CC-BY-4.0")  # the code, and the text and figures
 KEY = "onemoreround2026"
 
