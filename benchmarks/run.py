@@ -279,19 +279,24 @@ def _first_steps(paths: str, n_steps: int = 100) -> tuple[float, bytes]:
         )  # banded_attention looks it up at each call
     try:
         with cpu_threads(1, torch.device("cpu")):
-            recipe = BOOK_ACT.but(
-                n_steps=n_steps,
-                stop_at_exact=None,
-                eval_every=1000,
-                device="cpu",
-                progress=False,
-            )
             start = time.perf_counter()
-            model, _ = train_ut(recipe)
+            model, _ = train_ut(_timed_book_act(n_steps))
             seconds = time.perf_counter() - start
     finally:
         attention.two_slots = fast
     return seconds, b"".join(v.numpy().tobytes() for v in model.state_dict().values())
+
+
+def _timed_book_act(n_steps: int):
+    """BOOK_ACT for a timing: ``n_steps`` steps on the CPU, quiet, no stop and no
+    held-out check in between."""
+    return BOOK_ACT.but(
+        n_steps=n_steps,
+        stop_at_exact=None,
+        eval_every=1000,
+        device="cpu",
+        progress=False,
+    )
 
 
 def bench_two_slots(repeats: int = 4) -> None:
@@ -321,14 +326,7 @@ def bench_rows_only(repeats: int = 5, trained_steps: int = 600) -> None:
     of the same model, interleaved A B A B after a warm-up of each: seconds per step
     (median of ``repeats``, each the mean of 50 steps) and their ratio."""
     with cpu_threads(1, torch.device("cpu")):
-        recipe = BOOK_ACT.but(
-            n_steps=trained_steps,
-            stop_at_exact=None,
-            eval_every=1000,
-            device="cpu",
-            progress=False,
-        )
-        trained, run = train_ut(recipe)
+        trained, run = train_ut(_timed_book_act(trained_steps))
 
         def per_step(rows_only: bool) -> float:
             rule = replace(trained.options.halting, train_rows_only=rows_only)

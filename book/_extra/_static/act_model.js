@@ -36,9 +36,8 @@ function actModel(scope) {
     "relative": [HEADS, OFFSETS],
     "readout.weight": [1, D], "readout.bias": [1],
   };
-  const NAMES = Object.keys(SHAPES); // the weights in UniversalTransformer's order
-  const clipGradients = (g, maxNorm) => kit.clipGradients(g, maxNorm, NAMES);
-  const adamStep = (w, g, state, lr) => kit.adamStep(w, g, state, lr, NAMES);
+  // the weights in UniversalTransformer's order
+  const { clipGradients, adamStep } = kit.optimiserFor(Object.keys(SHAPES));
 
   // A standard normal draw (Box-Muller) from a uniform generator.
   function normal(rand) {

@@ -41,9 +41,8 @@ function cellTrainer(scope) {
   const exact = exactMath(); // rounded alike in every browser, unlike Math.exp and **
   const kit = trainKit(exact); // what both trainers share (train_kit.js)
   const { generator, part, randomBatch, chainBatch, concatBatches } = kit;
-  const NAMES = Object.keys(SHAPES); // the weights in LocalCell's order
-  const clipGradients = (g, maxNorm) => kit.clipGradients(g, maxNorm, NAMES);
-  const adamStep = (w, g, state, lr) => kit.adamStep(w, g, state, lr, NAMES);
+  // the weights in LocalCell's order
+  const { clipGradients, adamStep } = kit.optimiserFor(Object.keys(SHAPES));
 
   // torch.nn.Linear's initial weights and biases: uniform in +-1/sqrt(fan_in)
   // (kaiming_uniform_ with a = sqrt(5)), in LocalCell's order of layers.

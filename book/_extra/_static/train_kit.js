@@ -146,6 +146,14 @@ function trainKit(exact) {
     return out;
   }
 
+  // clipGradients and adamStep over one model's weights, `names` in its order.
+  function optimiserFor(names) {
+    return {
+      clipGradients: (g, maxNorm) => clipGradients(g, maxNorm, names),
+      adamStep: (w, g, state, lr) => adamStep(w, g, state, lr, names),
+    };
+  }
+
   return { generator, sumBits, part, batchFromBits, randomBatch, chainBatch, concatBatches,
-    clipGradients, adamStep };
+    clipGradients, adamStep, optimiserFor };
 }
