@@ -73,8 +73,9 @@ from recur.training.loop import (
 from recur.views.export import model_from_spec
 
 STATIC = ROOT / "book" / "_extra" / "_static"
-SCRIPT = STATIC / "act_check.js"
-MODEL = STATIC / "act_model.js"
+KIT = ("exact_math.js", "train_kit.js")  # the scripts' order in the page
+MODEL = ("act_tape.js", "act_model.js")
+PROCEDURE = ("act_sums.js", "act_check.js")
 WEIGHTS = STATIC / "models" / "ch6_act.js"  # the book's trained model
 
 # ------------------------------------------------------------------ the page's side
@@ -127,28 +128,22 @@ window.typed = (w) => Object.fromEntries(
 """
 
 
-def _load(
-    page, source: str | None = None, model: bool = False, kit: str | None = None
-) -> None:
-    """The procedure alone in a blank page, as ``window.ACT`` (``source``, ``kit``:
-    planted copies of it and of the kit it shares). ``model``: with act_model.js's
-    model; else the page's generator from cell_train.js (the same mulberry32) and the
-    made-up model (``fakeRun``)."""
+def _load(page, planted: dict[str, str] | None = None, model: bool = False) -> None:
+    """The procedure alone in a blank page, as ``window.ACT`` (``planted``: a file's
+    planted copy). ``model``: with act_model.js's model; else the kit's generator
+    (the page's mulberry32) and the made-up model (``fakeRun``)."""
     page.set_content("<html><body></body></html>")
-    page.add_script_tag(content=(STATIC / "exact_math.js").read_text())
-    page.add_script_tag(content=kit or (STATIC / "train_kit.js").read_text())
-    if model:
-        page.add_script_tag(content=MODEL.read_text())
-    else:
-        page.add_script_tag(content=(STATIC / "cell_train.js").read_text())
-    page.add_script_tag(content=source or SCRIPT.read_text())
+    names = [*KIT, *(MODEL if model else ()), *PROCEDURE]
+    for name in names:
+        text = (planted or {}).get(name) or (STATIC / name).read_text()
+        page.add_script_tag(content=text)
     page.add_script_tag(content=GLUE_JS + FAKE_JS)
     setup = (
-        "window.ACT = {}; actModel(ACT); actProcedure(ACT);"
+        "window.ACT = {}; actModel(ACT); actSums(ACT); actProcedure(ACT);"
         if model
-        else "window.ACT = {}; const t = {}; cellTrainer(t); ACT.generator = "
-        "t.generator; ACT.BOOK_OPTIONS = { floor: true }; ACT.actRun = fakeRun; "
-        "actProcedure(ACT);"
+        else "window.ACT = {}; ACT.generator = trainKit(exactMath()).generator; "
+        "ACT.BOOK_OPTIONS = { floor: true }; ACT.actRun = fakeRun; "
+        "actSums(ACT); actProcedure(ACT);"
     )
     page.add_script_tag(content=setup)
 
@@ -1054,10 +1049,8 @@ def trained():
     return _trained_model()
 
 
-def _load_trained(
-    page, weights, source: str | None = None, kit: str | None = None
-) -> None:
-    _load(page, source, model=True, kit=kit)
+def _load_trained(page, weights, planted: dict[str, str] | None = None) -> None:
+    _load(page, planted, model=True)
     _evaluate(page, "(w) => { ACT.weights = typed(w); }", weights)
 
 
@@ -1277,23 +1270,23 @@ def _found(page, check, *args) -> list:
     return problems + [f"page error: {e}" for e in page.errors]
 
 
-def _planted(bug: str) -> tuple[str | None, str | None]:
-    """A planted copy of the script, or of the kit it shares (the batches), whichever
-    holds the bug's line: (script, kit), the other ``None``."""
+def _planted(bug: str) -> dict[str, str]:
+    """A planted copy of whichever script holds the bug's line: the check, its sums
+    or the kit they share (the batches), by its file's name."""
     old, new, _ = PLANTED[bug]
-    source, kit = SCRIPT.read_text(), (STATIC / "train_kit.js").read_text()
-    counts = (source.count(old), kit.count(old))
-    assert sorted(counts) == [0, 1], f"the planted line is gone or not one: {old}"
-    if counts[0]:
-        return source.replace(old, new), None
-    return None, kit.replace(old, new)
+    texts = {name: (STATIC / name).read_text() for name in (*KIT, *PROCEDURE)}
+    counts = {name: text.count(old) for name, text in texts.items()}
+    assert sorted(counts.values())[-2:] == [0, 1], (
+        f"the planted line is gone or not one: {old}"
+    )
+    name = max(counts, key=counts.get)
+    return {name: texts[name].replace(old, new)}
 
 
 @pytest.mark.parametrize("bug", PLANTED)
 def test_each_planted_bug_goes_red(page, monkeypatch, bug):
     check = PLANTED[bug][2]
-    source, kit = _planted(bug)
-    _load(page, source, kit=kit)
+    _load(page, _planted(bug))
     found = _found(page, SMALL_CHECKS[check], page, monkeypatch)
     print(f"{bug}: red in {check}: {found[:1]}")
     assert found, f"{bug}: {check} found nothing"
@@ -1304,7 +1297,7 @@ def test_the_books_model_shows_the_planted_waiting_bugs(
     page, trained, model_waits, bug
 ):
     check = MODEL_PLANTED[bug]
-    _load_trained(page, trained[1], *_planted(bug))
+    _load_trained(page, trained[1], _planted(bug))
     found = _found(page, MODEL_CHECKS[check], page, model_waits)
     print(f"{bug}, on the book's model: red in {check}: {found[:1]}")
     assert found, f"{bug}: {check} on the book's model found nothing"

@@ -32,11 +32,15 @@ COSINE = TrainConfig(
 )
 
 
-def _load(page, source: str | None = None) -> None:
+SCRIPTS = ("exact_math.js", "train_kit.js", "act_tape.js", "act_model.js")  # in order
+
+
+def _load(page, planted: dict[str, str] | None = None) -> None:
+    """The model's scripts in a blank page; ``planted``: a file's planted copy."""
     page.set_content("<html><body></body></html>")
-    page.add_script_tag(content=(SCRIPT.parent / "exact_math.js").read_text())
-    page.add_script_tag(content=(SCRIPT.parent / "train_kit.js").read_text())
-    page.add_script_tag(content=source or SCRIPT.read_text())
+    for name in SCRIPTS:
+        text = (planted or {}).get(name) or (SCRIPT.parent / name).read_text()
+        page.add_script_tag(content=text)
 
 
 def _model(seed: int) -> UniversalTransformer:
@@ -225,16 +229,17 @@ def test_fifty_adam_steps_track_pytorch(page, monkeypatch, fresh_model):
     assert gaps["loss"] <= 1e-9 and gaps["weights"] <= 1e-9, gaps
 
 
-# Bugs a mirror of the model could have, each planted in a copy of the script: every
-# one must move the loss or a gradient past the tolerance.
+# Bugs a mirror of the model could have, each planted in a copy of the script that
+# holds its line (the model or its tape): every one must move the loss or a gradient
+# past the tolerance.
 PLANTED = {
     "the two-slot softmax": ("w0 = e0 / (e0 + e1);", "w0 = e1 / (e0 + e1);"),
     "the relative bias's offset": (
-        "below = below / scale + bias[h * OFFSETS + M + 1];",
-        "below = below / scale + bias[h * OFFSETS + M - 1];",
+        "below / scale + (bias ? bias[h * OFFSETS + M + 1] : 0);",
+        "below / scale + (bias ? bias[h * OFFSETS + M - 1] : 0);",
     ),
     "the halting remainder": (
-        "const rem = where(tape, halts, oneMinus(tape, before), null);",
+        "const rem = where(tape, halts, f32(oneMinus(tape, before)), null);",
         "const rem = where(tape, halts, h, null);",
     ),
     "the ponder cost's gradient": (
@@ -243,13 +248,13 @@ PLANTED = {
     ),
     "the pause mask": ("(paused && paused[row])", "(paused && !paused[row])"),
     "the floor position": (
-        "const floor = OPTIONS.floor && !ring ? 1 : 0,",
+        "const floor = options.floor && !ring ? 1 : 0,",
         "const floor = 0 && !ring ? 1 : 0,",
     ),
     "layer norm's backward": ("- xhat[i * cols + k] * sumGX)", ")"),
     "input injection": (
-        "const x = add(tape, state, problem);",
-        "const x = r === 0 ? add(tape, state, problem) : state;",
+        "return opt.inject ? add(tape, x, problem) : x;",
+        "return opt.inject && r === 0 ? add(tape, x, problem) : x;",
     ),
 }
 
@@ -257,9 +262,12 @@ PLANTED = {
 @pytest.mark.parametrize("bug", sorted(PLANTED))
 def test_each_planted_bug_goes_red(page, monkeypatch, bug):
     old, new = PLANTED[bug]
-    source = SCRIPT.read_text()
-    assert source.count(old) == 1, f"the plant for {bug!r} no longer fits the script"
-    _load(page, source.replace(old, new))
+    texts = {name: (SCRIPT.parent / name).read_text() for name in SCRIPTS}
+    holders = [name for name, text in texts.items() if text.count(old) == 1]
+    assert len(holders) == 1 and sum(t.count(old) for t in texts.values()) == 1, (
+        f"the plant for {bug!r} no longer fits the scripts"
+    )
+    _load(page, {holders[0]: texts[holders[0]].replace(old, new)})
     batch, keep = _batch(301)
     try:
         gaps = _gaps(page, _model(1), batch, keep, _draws(1, batch), 1.0, monkeypatch)

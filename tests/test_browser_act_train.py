@@ -21,7 +21,9 @@ STATIC = ROOT / "book" / "_extra" / "_static"
 SCRIPTS = (
     "exact_math.js",
     "train_kit.js",
+    "act_tape.js",
     "act_model.js",
+    "act_sums.js",
     "act_check.js",
     "act_train.js",
 )
@@ -130,10 +132,10 @@ def test_the_page_restarts_gives_up_and_keeps_as_the_library_does(
 
 
 # Slips a mirror of the procedure could make, each planted in a copy of act_train.js
-# or act_check.js: every one must change what the scripted runs do.
+# or act_sums.js: every one must change what the scripted runs do.
 PLANTED = {
     "restart from another seed": (
-        "act_check.js",
+        "act_sums.js",
         "seed + SETTINGS.seedOffsets.restartStride * k",
         "seed + 7 * k",
     ),

@@ -428,7 +428,9 @@ def test_the_twin_answers_the_special_values_as_math_does(name, x, want):
 TRAINERS = {
     "cell_train.js": "cellTrainer",
     "train_kit.js": "trainKit",
+    "act_tape.js": "actTape",
     "act_model.js": "actModel",
+    "act_sums.js": "actSums",
     "act_check.js": "actProcedure",
     "act_train.js": "actTrainer",
     "models.js": "cellStep",
@@ -521,7 +523,9 @@ def test_the_act_trainers_helper_worker_computes_as_the_page_does(browser):
     scripts = [
         "exact_math.js",
         "train_kit.js",
+        "act_tape.js",
         "act_model.js",
+        "act_sums.js",
         "act_check.js",
         "act_train.js",
     ]

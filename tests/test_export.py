@@ -66,7 +66,11 @@ def test_a_spec_rebuilds_the_same_model(kind):
         (UniversalTransformer(window=1, position="relative"), "halts by ACT"),
         (
             UniversalTransformer(halting=ACT, position="relative", round_signal=False),
-            "window must be set",
+            "window of 1; this model has window=None",
+        ),
+        (
+            UniversalTransformer(halting=ACT, window=2, position="relative"),
+            "window of 1; this model has window=2",
         ),
         (EquilibriumCell(method="anderson"), "iterates"),
         (torch.nn.Linear(2, 2), "no page version of Linear"),

@@ -1,5 +1,6 @@
 """Chapter 6's first recipe in the page: _static/models_act.js runs a UT with the
-sinusoidal position and round signal (UT Eqs. 6-7) as well as the chapter's model. Here
+sinusoidal position and round signal (UT Eqs. 6-7) as well as the chapter's model, on
+the trainer's forward pass (act_model.js). Here
 Node runs models_act.js's ``actForward`` on the weights the page would get
 (recur.views.export.model_spec) against the library on the same weights, in float64,
 without a built book; tests/test_browser_models.py checks the trained models in
@@ -29,7 +30,15 @@ STATIC = Path(__file__).resolve().parents[1] / "book/_extra/_static"
 # in the page's order
 SCRIPTS = [
     str(STATIC / name)
-    for name in ("carry.js", "exact_math.js", "models.js", "models_act.js")
+    for name in (
+        "carry.js",
+        "exact_math.js",
+        "train_kit.js",
+        "models.js",
+        "act_tape.js",
+        "act_model.js",
+        "models_act.js",
+    )
 ]
 NODE = shutil.which("node")
 

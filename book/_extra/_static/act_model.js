@@ -1,10 +1,12 @@
 // One More Round in the static page: Chapter 6's ACT Universal Transformer
 // (recur.training.ut_recipe.BOOK_ACT) as the reader's browser trains it, in float64:
-// its weights, one forward pass that trains (recording a tape) or measures, the loss,
-// its gradient by reverse-mode differentiation over the tape, gradient clipping and
-// Adam. Each function names the Python it mirrors; tests/test_browser_act_model.py
-// checks the loss, every gradient and fifty Adam steps against PyTorch in float64 on
-// the same weights, batches and random draws.
+// its weights, the one forward pass of the page's Transformer, which trains (recording
+// a tape, act_tape.js), measures (the check) or explores (models_act.js runs it with a
+// model's own options), the loss and its gradient, gradient clipping and Adam. Each
+// function names the Python it mirrors; tests/test_browser_act_model.py checks the
+// loss, every gradient and fifty Adam steps against PyTorch in float64 on the same
+// weights, batches and random draws, and tests/test_browser_models.py the explorers'
+// runs against the library's trained models.
 //
 // Everything lives inside actModel(scope), so that the same source runs in the page and
 // in a Web Worker made from the functions' own text (act_train.js builds it). Its exp,
@@ -19,7 +21,7 @@ function actModel(scope) {
     halt_noise: 2.0, pause: 0.25, max_offset: 16, floor: true, pair_as_set: true,
     inject: true, position: "relative", round_signal: false,
   };
-  const D = OPTIONS.d_model, HEADS = OPTIONS.n_heads, DH = D / HEADS, FF = OPTIONS.d_ff;
+  const D = OPTIONS.d_model, HEADS = OPTIONS.n_heads, FF = OPTIONS.d_ff;
   const OFFSETS = 2 * OPTIONS.max_offset + 1; // the learned bias's offsets -16..16
   const exact = exactMath(); // rounded alike in every browser, unlike Math.exp and **
   const kit = trainKit(exact); // what both trainers share (train_kit.js)
@@ -68,392 +70,49 @@ function actModel(scope) {
     return w;
   }
 
-  // ---------------------------------------------------------------- the tape
-  // A tensor is { v: Float64Array, rows, cols }; one that a gradient must reach also has
-  // g (its gradient, made on first use) and back(g) (adds g's share to its inputs').
-  // Each operation below records itself on the tape when an input needs a gradient;
-  // backward() runs the tape from the end, as torch.autograd does.
-
-  function constant(v, rows, cols) {
-    return { v, rows, cols, needsGrad: false };
-  }
-
-  function parameter(v, rows, cols) {
-    return { v, rows, cols, needsGrad: true, g: new Float64Array(v.length) };
-  }
-
-  function grad(t) {
-    return (t.g ??= new Float64Array(t.v.length));
-  }
-
-  function record(tape, out, inputs, back) {
-    if (!tape || !inputs.some((t) => t && t.needsGrad)) return out;
-    out.needsGrad = true;
-    out.back = back;
-    tape.push(out);
-    return out;
-  }
-
-  function backward(tape, loss) {
-    grad(loss)[0] = 1;
-    for (let k = tape.length - 1; k >= 0; k--) if (tape[k].g) tape[k].back(tape[k].g);
-  }
-
-  // nn.Linear: Y = X W^T + b, X (rows x in), W (out x in).
-  function linear(tape, x, weight, bias) {
-    const [rows, nIn, nOut] = [x.rows, x.cols, weight.rows];
-    const y = new Float64Array(rows * nOut);
-    const W = weight.v, b = bias.v, X = x.v;
-    const blocked = nOut - (nOut % 4);
-    for (let i = 0; i < rows; i++) {
-      const xi = i * nIn, yi = i * nOut;
-      // four outputs at once: four independent sums, each added in the order of k
-      for (let o = 0; o < blocked; o += 4) {
-        let s0 = b[o], s1 = b[o + 1], s2 = b[o + 2], s3 = b[o + 3];
-        const w0 = o * nIn, w1 = w0 + nIn, w2 = w1 + nIn, w3 = w2 + nIn;
-        for (let k = 0; k < nIn; k++) {
-          const xk = X[xi + k];
-          s0 += W[w0 + k] * xk;
-          s1 += W[w1 + k] * xk;
-          s2 += W[w2 + k] * xk;
-          s3 += W[w3 + k] * xk;
-        }
-        y[yi + o] = s0;
-        y[yi + o + 1] = s1;
-        y[yi + o + 2] = s2;
-        y[yi + o + 3] = s3;
-      }
-      for (let o = blocked; o < nOut; o++) {
-        let sum = b[o];
-        const wo = o * nIn;
-        for (let k = 0; k < nIn; k++) sum += W[wo + k] * X[xi + k];
-        y[yi + o] = sum;
-      }
-    }
-    const out = constant(y, rows, nOut);
-    return record(tape, out, [x, weight, bias], (g) => {
-      if (bias.needsGrad) {
-        const gb = grad(bias);
-        for (let i = 0; i < rows; i++) for (let o = 0; o < nOut; o++) gb[o] += g[i * nOut + o];
-      }
-      if (x.needsGrad) timesWeight(g, W, rows, nOut, nIn, grad(x));
-      if (weight.needsGrad) outerSums(g, X, rows, nOut, nIn, grad(weight));
-    });
-  }
-
-  // gX += G W for G (rows x nOut) and W (nOut x nIn): W transposed once, then four
-  // columns of gX at a time, as linear computes four outputs at a time.
-  function timesWeight(G, W, rows, nOut, nIn, gX) {
-    const WT = new Float64Array(nIn * nOut);
-    for (let o = 0; o < nOut; o++) for (let k = 0; k < nIn; k++) WT[k * nOut + o] = W[o * nIn + k];
-    const blocked = nIn - (nIn % 4);
-    for (let i = 0; i < rows; i++) {
-      const gi = i * nOut, xi = i * nIn;
-      for (let k = 0; k < blocked; k += 4) {
-        let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        const t0 = k * nOut, t1 = t0 + nOut, t2 = t1 + nOut, t3 = t2 + nOut;
-        for (let o = 0; o < nOut; o++) {
-          const go = G[gi + o];
-          s0 += go * WT[t0 + o];
-          s1 += go * WT[t1 + o];
-          s2 += go * WT[t2 + o];
-          s3 += go * WT[t3 + o];
-        }
-        gX[xi + k] += s0;
-        gX[xi + k + 1] += s1;
-        gX[xi + k + 2] += s2;
-        gX[xi + k + 3] += s3;
-      }
-      for (let k = blocked; k < nIn; k++) {
-        let sum = 0;
-        for (let o = 0; o < nOut; o++) sum += G[gi + o] * WT[k * nOut + o];
-        gX[xi + k] += sum;
-      }
-    }
-  }
-
-  // gW += G^T X for G (rows x nOut) and X (rows x nIn): four rows at a time, so that
-  // each entry of gW is loaded and stored once per four rows.
-  function outerSums(G, X, rows, nOut, nIn, gW) {
-    let i = 0;
-    for (; i + 3 < rows; i += 4) {
-      const x0 = i * nIn, x1 = x0 + nIn, x2 = x1 + nIn, x3 = x2 + nIn;
-      for (let o = 0; o < nOut; o++) {
-        const g0 = G[i * nOut + o], g1 = G[(i + 1) * nOut + o];
-        const g2 = G[(i + 2) * nOut + o], g3 = G[(i + 3) * nOut + o];
-        if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0) continue; // relu, halted
-        const wo = o * nIn;
-        for (let k = 0; k < nIn; k++) {
-          gW[wo + k] += g0 * X[x0 + k] + g1 * X[x1 + k] + g2 * X[x2 + k] + g3 * X[x3 + k];
-        }
-      }
-    }
-    for (; i < rows; i++) {
-      for (let o = 0; o < nOut; o++) {
-        const go = G[i * nOut + o];
-        if (go === 0) continue;
-        for (let k = 0; k < nIn; k++) gW[o * nIn + k] += go * X[i * nIn + k];
-      }
-    }
-  }
-
-  function add(tape, a, b) {
-    const v = new Float64Array(a.v.length), av = a.v, bv = b.v;
-    for (let k = 0; k < v.length; k++) v[k] = av[k] + bv[k];
-    const out = constant(v, a.rows, a.cols);
-    return record(tape, out, [a, b], (g) => {
-      for (const t of [a, b]) if (t.needsGrad) { const gt = grad(t); for (let k = 0; k < g.length; k++) gt[k] += g[k]; }
-    });
-  }
-
-  // x[idx]: the rows idx of x.
-  function gatherRows(tape, x, idx) {
-    const c = x.cols, v = new Float64Array(idx.length * c), xv = x.v;
-    for (let j = 0; j < idx.length; j++) {
-      const from = idx[j] * c, to = j * c;
-      for (let k = 0; k < c; k++) v[to + k] = xv[from + k];
-    }
-    return record(tape, constant(v, idx.length, c), [x], (g) => {
-      const gx = grad(x);
-      idx.forEach((row, j) => { for (let k = 0; k < c; k++) gx[row * c + k] += g[j * c + k]; });
-    });
-  }
-
-  // base.index_copy(0, idx, sub): base with its rows idx replaced by those of sub.
-  function scatterRows(tape, base, idx, sub) {
-    const c = base.cols, v = base.v.slice(), sv = sub.v;
-    for (let j = 0; j < idx.length; j++) {
-      const to = idx[j] * c, from = j * c;
-      for (let k = 0; k < c; k++) v[to + k] = sv[from + k];
-    }
-    return record(tape, constant(v, base.rows, c), [base, sub], (g) => {
-      if (base.needsGrad) {
-        const gb = grad(base), replaced = new Uint8Array(base.rows);
-        for (const row of idx) replaced[row] = 1;
-        for (let row = 0; row < base.rows; row++) {
-          if (!replaced[row]) for (let k = 0; k < c; k++) gb[row * c + k] += g[row * c + k];
-        }
-      }
-      if (sub.needsGrad) {
-        const gs = grad(sub);
-        idx.forEach((row, j) => { for (let k = 0; k < c; k++) gs[j * c + k] += g[row * c + k]; });
-      }
-    });
-  }
-
-  // base with p[j] * x[j] added to its row idx[j] (act_loop's output + p_r s_r, Eq. 9;
-  // with x of one column, the running sums of h and R).
-  function addScaledAt(tape, base, idx, p, x) {
-    const c = base.cols, v = base.v.slice();
-    idx.forEach((row, j) => {
-      const pj = p ? p.v[j] : 1;
-      for (let k = 0; k < c; k++) v[row * c + k] += pj * x.v[j * c + k];
-    });
-    return record(tape, constant(v, base.rows, c), [base, p, x], (g) => {
-      if (base.needsGrad) { const gb = grad(base); for (let k = 0; k < g.length; k++) gb[k] += g[k]; }
-      const gp = p && p.needsGrad ? grad(p) : null, gx = x.needsGrad ? grad(x) : null;
-      idx.forEach((row, j) => {
-        const pj = p ? p.v[j] : 1;
-        let dp = 0;
-        for (let k = 0; k < c; k++) {
-          const gk = g[row * c + k];
-          dp += gk * x.v[j * c + k];
-          if (gx) gx[j * c + k] += pj * gk;
-        }
-        if (gp) gp[j] += dp;
-      });
-    });
-  }
-
-  // torch.where(mask[..., None], a, b) by rows; b null: zeros.
-  function where(tape, mask, a, b) {
-    const c = a.cols, v = new Float64Array(a.v.length);
-    for (let row = 0; row < a.rows; row++) {
-      const from = mask[row] ? a.v : b ? b.v : null;
-      if (from) for (let k = 0; k < c; k++) v[row * c + k] = from[row * c + k];
-    }
-    return record(tape, constant(v, a.rows, c), [a, b], (g) => {
-      for (let row = 0; row < a.rows; row++) {
-        const to = mask[row] ? a : b;
-        if (!to || !to.needsGrad) continue;
-        const gt = grad(to);
-        for (let k = 0; k < c; k++) gt[row * c + k] += g[row * c + k];
-      }
-    });
-  }
-
-  // 1 - x, elementwise.
-  function oneMinus(tape, x) {
-    const v = new Float64Array(x.v.length);
-    for (let k = 0; k < v.length; k++) v[k] = 1 - x.v[k];
-    return record(tape, constant(v, x.rows, x.cols), [x], (g) => {
-      const gx = grad(x);
-      for (let k = 0; k < g.length; k++) gx[k] -= g[k];
-    });
-  }
-
-  function relu(tape, x) {
-    const v = new Float64Array(x.v.length), xv = x.v;
-    for (let k = 0; k < v.length; k++) v[k] = xv[k] > 0 ? xv[k] : 0;
-    return record(tape, constant(v, x.rows, x.cols), [x], (g) => {
-      const gx = grad(x);
-      for (let k = 0; k < g.length; k++) if (x.v[k] > 0) gx[k] += g[k];
-    });
-  }
-
-  // sigmoid(x + noise): HaltingUnit.forward's h from its logit (noise: null or added).
-  function sigmoid(tape, x, noise) {
-    const v = new Float64Array(x.v.length);
-    for (let k = 0; k < v.length; k++) v[k] = 1 / (1 + exact.exp(-(noise ? x.v[k] + noise[k] : x.v[k])));
-    return record(tape, constant(v, x.rows, x.cols), [x], (g) => {
-      const gx = grad(x);
-      for (let k = 0; k < g.length; k++) gx[k] += g[k] * v[k] * (1 - v[k]);
-    });
-  }
-
-  // nn.LayerNorm over each row: (x - mean) / sqrt(var + 1e-5) * gain + bias, the
-  // variance biased; backward by the usual formula through the mean and the variance.
-  function layerNorm(tape, x, gain, bias) {
-    const { rows, cols } = x, v = new Float64Array(x.v.length);
-    const xhat = new Float64Array(x.v.length), rstd = new Float64Array(rows);
-    for (let i = 0; i < rows; i++) {
-      let mean = 0, sq = 0;
-      for (let k = 0; k < cols; k++) mean += x.v[i * cols + k];
-      mean /= cols;
-      for (let k = 0; k < cols; k++) {
-        const d = x.v[i * cols + k] - mean;
-        sq += d * d;
-      }
-      rstd[i] = 1 / Math.sqrt(sq / cols + 1e-5);
-      for (let k = 0; k < cols; k++) {
-        xhat[i * cols + k] = (x.v[i * cols + k] - mean) * rstd[i];
-        v[i * cols + k] = xhat[i * cols + k] * gain.v[k] + bias.v[k];
-      }
-    }
-    return record(tape, constant(v, rows, cols), [x, gain, bias], (g) => {
-      const gg = grad(gain), gb = grad(bias), gx = x.needsGrad ? grad(x) : null;
-      for (let i = 0; i < rows; i++) {
-        let sumG = 0, sumGX = 0;
-        for (let k = 0; k < cols; k++) {
-          const gk = g[i * cols + k], dxhat = gk * gain.v[k];
-          gg[k] += gk * xhat[i * cols + k];
-          gb[k] += gk;
-          sumG += dxhat;
-          sumGX += dxhat * xhat[i * cols + k];
-        }
-        if (!gx) continue;
-        for (let k = 0; k < cols; k++) {
-          const dxhat = g[i * cols + k] * gain.v[k];
-          gx[i * cols + k] += (rstd[i] / cols) * (cols * dxhat - sumG - xhat[i * cols + k] * sumGX);
-        }
-      }
-    });
-  }
-
-  // recur.models.attention.two_slots, the banded attention of a window of one, for
-  // the positions `active`: query j (row active[j] of qkv) sees the key and value of
-  // its own row and of row low[j] (its position minus one; -1: below bit 0, masked).
-  // Scores q.k / sqrt(d_head) plus the head's learned bias for the offset (slot 0:
-  // offset 1, slot 1: offset 0; UniversalTransformer.window_bias), a softmax over the
-  // two slots, the values mixed: (active x d), heads side by side.
-  function twoSlotAttention(tape, qkv, active, low, relative) {
-    const n = active.length, c = 3 * D, scale = Math.sqrt(DH), M = OPTIONS.max_offset;
-    const mixed = new Float64Array(n * D), weights = new Float64Array(n * HEADS * 2);
-    const bias = relative.v;
-    for (let j = 0; j < n; j++) {
-      const qi = active[j] * c, li = low[j] * c;
-      for (let h = 0; h < HEADS; h++) {
-        const hd = h * DH;
-        let self = 0, below = 0;
-        for (let k = 0; k < DH; k++) self += qkv.v[qi + hd + k] * qkv.v[qi + D + hd + k];
-        self = self / scale + bias[h * OFFSETS + M];
-        let w0 = 0, w1 = 1;
-        if (low[j] >= 0) {
-          for (let k = 0; k < DH; k++) below += qkv.v[qi + hd + k] * qkv.v[li + D + hd + k];
-          below = below / scale + bias[h * OFFSETS + M + 1];
-          const top = Math.max(self, below);
-          const e0 = exact.exp(below - top), e1 = exact.exp(self - top);
-          w0 = e0 / (e0 + e1);
-          w1 = e1 / (e0 + e1);
-        }
-        weights[(j * HEADS + h) * 2] = w0;
-        weights[(j * HEADS + h) * 2 + 1] = w1;
-        for (let k = 0; k < DH; k++) {
-          mixed[j * D + hd + k] = (low[j] >= 0 ? qkv.v[li + 2 * D + hd + k] * w0 : 0) +
-            qkv.v[qi + 2 * D + hd + k] * w1;
-        }
-      }
-    }
-    return record(tape, constant(mixed, n, D), [qkv, relative], (g) => {
-      const gq = qkv.needsGrad ? grad(qkv) : null, gr = relative.needsGrad ? grad(relative) : null;
-      for (let j = 0; j < n; j++) {
-        const qi = active[j] * c, li = low[j] * c;
-        for (let h = 0; h < HEADS; h++) {
-          const hd = h * DH, w0 = weights[(j * HEADS + h) * 2], w1 = weights[(j * HEADS + h) * 2 + 1];
-          let dw0 = 0, dw1 = 0;
-          for (let k = 0; k < DH; k++) {
-            const gk = g[j * D + hd + k];
-            dw1 += gk * qkv.v[qi + 2 * D + hd + k];
-            if (gq) gq[qi + 2 * D + hd + k] += gk * w1; // v_i
-            if (low[j] >= 0) {
-              dw0 += gk * qkv.v[li + 2 * D + hd + k];
-              if (gq) gq[li + 2 * D + hd + k] += gk * w0; // v_{i-1}
-            }
-          }
-          const mean = w0 * dw0 + w1 * dw1; // softmax backward: ds = w (dw - sum w dw)
-          const ds1 = w1 * (dw1 - mean), ds0 = w0 * (dw0 - mean);
-          if (gr) {
-            gr[h * OFFSETS + M] += ds1;
-            if (low[j] >= 0) gr[h * OFFSETS + M + 1] += ds0;
-          }
-          if (!gq) continue;
-          for (let k = 0; k < DH; k++) {
-            gq[qi + hd + k] += (ds1 * qkv.v[qi + D + hd + k] +
-              (low[j] >= 0 ? ds0 * qkv.v[li + D + hd + k] : 0)) / scale; // q_i
-            gq[qi + D + hd + k] += ds1 * qkv.v[qi + hd + k] / scale; // k_i
-            if (low[j] >= 0) gq[li + D + hd + k] += ds0 * qkv.v[qi + hd + k] / scale; // k_{i-1}
-          }
-        }
-      }
-    });
-  }
+  const { constant, parameter, grad, record, backward, linear, add, gatherRows,
+    scatterRows, addScaledAt, where, oneMinus, relu, sigmoid, layerNorm, twoSlotAttention } =
+    actTape(exact); // the operations and their gradients (act_tape.js)
 
   // ------------------------------------------------------------- the model
 
   // The weights as tape tensors: parameters when training, constants when measuring.
+  // A model without position="relative" has no "relative" (its attention adds no bias).
   function tensors(w, training) {
     const t = {};
     for (const [name, shape] of Object.entries(SHAPES)) {
+      if (!(name in w) && name === "relative") continue;
       const [rows, cols] = shape.length === 2 ? shape : [1, shape[0]];
       t[name] = training ? parameter(w[name], rows, cols) : constant(w[name], rows, cols);
     }
     return t;
   }
 
-  // UniversalTransformer.prepare: a 0 + 0 floor bit under bit 0 (not in a ring), each
-  // pair read as a set (min, max), embedded: E (size * N x d), N = n + floor.
-  function embedded(tape, p, batch, floor) {
+  // UniversalTransformer.prepare: with floor, a 0 + 0 position under bit 0 (not in a
+  // ring); with pair_as_set, each pair read as a set (min, max), so that 1 + 0 and
+  // 0 + 1 give the model one input; embedded: E (size * N x d), N = n + floor.
+  function embedded(tape, p, batch, floor, opt) {
     const N = batch.n + floor, rows = batch.size * N, x = new Float64Array(rows * 2);
     for (let e = 0; e < batch.size; e++) {
       for (let i = 0; i < batch.n; i++) {
         const a = batch.a[e * batch.n + i], b = batch.b[e * batch.n + i], at = (e * N + i + floor) * 2;
-        x[at] = OPTIONS.pair_as_set ? Math.min(a, b) : a;
-        x[at + 1] = OPTIONS.pair_as_set ? Math.max(a, b) : b;
+        x[at] = opt.pair_as_set ? Math.min(a, b) : a;
+        x[at + 1] = opt.pair_as_set ? Math.max(a, b) : b;
       }
     }
     return linear(tape, constant(x, rows, 2), p["embed.weight"], p["embed.bias"]);
   }
 
-  // UTBlock.forward on the positions `active` of x = H^{r-1} + E (rows of all
+  // UTBlock.forward on the positions `active` of x = H^{r-1} + P^r + E (rows of all
   // positions): banded attention (the keys of `kv`, which hold every active position
   // and the one below each), residual and LayerNorm (Eq. 5), the transition, residual
   // and LayerNorm (Eq. 4). Returns the new states of the active positions.
-  function block(tape, p, x, active, low, kv) {
+  function block(tape, p, x, active, low, kv, heads) {
     const xKV = gatherRows(tape, x, kv.rows);
     const qkv = linear(tape, xKV, p["block.attn.in_proj_weight"], p["block.attn.in_proj_bias"]);
     const activeAt = active.map((row) => kv.at[row]);
     const lowAt = low.map((row) => (row >= 0 ? kv.at[row] : -1));
-    const mixed = twoSlotAttention(tape, qkv, activeAt, lowAt, p["relative"]);
+    const mixed = twoSlotAttention(tape, qkv, activeAt, lowAt, p["relative"] || null, heads);
     const attended = linear(tape, mixed, p["block.attn.out_proj.weight"], p["block.attn.out_proj.bias"]);
     const xActive = gatherRows(tape, xKV, activeAt);
     const a = layerNorm(tape, add(tape, xActive, attended), p["block.norm_attn.weight"], p["block.norm_attn.bias"]);
@@ -475,6 +134,27 @@ function actModel(scope) {
     return { low, kv: { rows: kvRows, at } };
   }
 
+  // The input of round r at every position: H^{r-1} + P^r + E (UT Eq. 5's input with
+  // the problem re-fed, UTOptions.inject), P^r from signal(r) (N x d, one sum's
+  // positions: UniversalTransformer.signal; BOOK_ACT has none), E only with inject.
+  function roundInput(tape, state, problem, r, opt, signal) {
+    let x = state;
+    const one = signal ? signal(r) : null;
+    if (one) {
+      const tiled = new Float64Array(state.v.length);
+      for (let at = 0; at < tiled.length; at += one.length) tiled.set(one, at);
+      x = add(tape, x, constant(tiled, state.rows, state.cols));
+    }
+    return opt.inject ? add(tape, x, problem) : x;
+  }
+
+  // The rows' values rounded to float32 in place (a measuring run that keeps ACT's sums
+  // as the library keeps them in float32; nothing is on a tape then).
+  function toFloat32(t) {
+    for (let k = 0; k < t.v.length; k++) t.v[k] = Math.fround(t.v[k]);
+    return t;
+  }
+
   // UniversalTransformer.forward with ACT (recur.models.act.act_loop with rows_only,
   // which BOOK_ACT's train_rows_only asks for in training too). Each round runs the
   // block on the positions still running only: a halted position's new state, h_r and
@@ -485,24 +165,38 @@ function actModel(scope) {
   //     and draws.noise(r) (size * N standard normals for the halting logits).
   //   heldUntil (measuring): the last round through which each position keeps the
   //     state of its first round; ring: the positions of each sum form a ring.
+  //   options: the model's UTOptions (BOOK_ACT's unless given); signal(r): P^r.
+  //   float32 (measuring): h_r, its running sum and R in float32, as the library's
+  //     float32 model keeps them, so that each position halts where the library's does.
+  //   everyRound: also the readout of every real position's state after each round.
   // Returns the tensors of the mixed output's readout (size * n, the floor left out),
-  // the ponder cost N + R per position, and per round the h_r of the real positions.
-  function forward(tape, p, batch, cap, { draws = null, heldUntil = null, ring = false } = {}) {
+  // the ponder cost N + R per position, per round the h_r of the real positions (0
+  // where halted), and with everyRound, per round the readouts' bits.
+  function forward(tape, p, batch, cap, { draws = null, heldUntil = null, ring = false,
+    options = OPTIONS, signal = null, float32 = false, everyRound = false } = {}) {
     if (!(cap >= 1)) throw new Error(`max_steps must be >= 1, got ${cap}`);
-    const floor = OPTIONS.floor && !ring ? 1 : 0, N = batch.n + floor, rows = batch.size * N;
-    const problem = embedded(tape, p, batch, floor);
-    let state = constant(new Float64Array(rows * D), rows, D); // H^0 = 0: the input is injected
+    if (options.window !== 1) throw new Error(`the page runs a window of 1, got ${options.window}`);
+    if (float32 && tape) throw new Error("float32 is for measuring, not training");
+    const f32 = float32 ? toFloat32 : (t) => t;
+    const floor = options.floor && !ring ? 1 : 0, N = batch.n + floor, rows = batch.size * N;
+    const D = p["embed.bias"].cols;
+    const problem = embedded(tape, p, batch, floor, options);
+    // H^0: zeros when the problem is injected every round, else E
+    let state = options.inject ? constant(new Float64Array(rows * D), rows, D) : problem;
     let output = constant(new Float64Array(rows * D), rows, D); // sum_r p_r s_r
     let total = constant(new Float64Array(rows), rows, 1); // h_1 + ... + h_r
     let remainder = constant(new Float64Array(rows), rows, 1); // R
-    const steps = new Float64Array(rows), halting = [], limit = 1 - OPTIONS.act_eps;
+    const steps = new Float64Array(rows), halting = [], readouts = [];
+    const limit = float32 ? Math.fround(1 - options.act_eps) : 1 - options.act_eps;
+    const real = [];
+    for (let e = 0; e < batch.size; e++) for (let i = 0; i < batch.n; i++) real.push(e * N + i + floor);
     for (let r = 0; r < cap; r++) {
       const active = [];
       for (let row = 0; row < rows; row++) if (total.v[row] < limit) active.push(row);
       if (!active.length) break;
-      const x = add(tape, state, problem); // H^{r-1} + E: no position or round signal
+      const x = roundInput(tape, state, problem, r, options, signal);
       const { low, kv } = positionsBelow(active, N, ring, rows);
-      let fresh = block(tape, p, x, active, low, kv);
+      let fresh = block(tape, p, x, active, low, kv, options.n_heads);
       const old = gatherRows(tape, state, active);
       const paused = draws ? draws.paused(r) : null;
       const keep = active.map((row) => (paused && paused[row]) ||
@@ -510,13 +204,14 @@ function actModel(scope) {
       if (keep.includes(1)) fresh = where(tape, keep, old, fresh); // paused or held
       const noise = draws ? draws.noise(r) : null;
       const logit = linear(tape, fresh, p["halting.linear.weight"], p["halting.linear.bias"]);
-      const h = sigmoid(tape, logit, noise && active.map((row) => OPTIONS.halt_noise * noise[row]));
+      const h = f32(sigmoid(tape, logit, noise && active.map((row) => options.halt_noise * noise[row])));
       const before = gatherRows(tape, total, active);
-      const halts = active.map((row, j) => before.v[j] + h.v[j] >= limit || r === cap - 1 ? 1 : 0);
-      const rem = where(tape, halts, oneMinus(tape, before), null); // Eq. 8
+      const sum = float32 ? (j) => Math.fround(before.v[j] + h.v[j]) : (j) => before.v[j] + h.v[j];
+      const halts = active.map((row, j) => sum(j) >= limit || r === cap - 1 ? 1 : 0);
+      const rem = where(tape, halts, f32(oneMinus(tape, before)), null); // Eq. 8
       const weight = where(tape, halts.map((x) => 1 - x), h, rem); // Eq. 6
       remainder = addScaledAt(tape, remainder, active, null, rem);
-      total = addScaledAt(tape, total, active, null, weight);
+      total = f32(addScaledAt(tape, total, active, null, weight));
       output = addScaledAt(tape, output, active, weight, fresh); // Eq. 9
       state = scatterRows(tape, state, active, fresh);
       for (const row of active) steps[row] += 1;
@@ -526,13 +221,18 @@ function actModel(scope) {
         if (i >= 0) hs[Math.floor(row / N) * batch.n + i] = h.v[j];
       });
       halting.push(hs);
+      // a halted position keeps its state, so its readout stays (readouts_by_round)
+      if (everyRound) readouts.push(bitsOf(linear(null, gatherRows(null, state, real), p["readout.weight"], p["readout.bias"])));
     }
-    const real = [];
-    for (let e = 0; e < batch.size; e++) for (let i = 0; i < batch.n; i++) real.push(e * N + i + floor);
     const logits = linear(tape, gatherRows(tape, output, real), p["readout.weight"], p["readout.bias"]);
     const realRemainder = gatherRows(tape, remainder, real);
     const realSteps = Float64Array.from(real, (row) => steps[row]);
-    return { logits, remainder: realRemainder, steps: realSteps, halting };
+    return { logits, remainder: realRemainder, steps: realSteps, halting, readouts };
+  }
+
+  // The bits a readout's logits stand for: 1 where the logit is above 0.
+  function bitsOf(logits) {
+    return Uint8Array.from(logits.v, (v) => (v > 0 ? 1 : 0));
   }
 
   // The loss, recur.training.loop._step: binary cross-entropy with logits averaged over

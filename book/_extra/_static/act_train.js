@@ -5,9 +5,10 @@
 // most three runs. The page's random numbers are its own (mulberry32): a seed here
 // starts another run than the same seed in the library.
 //
-// actTrainer(scope) reads the model and the check from scope; the page's Web Worker is
-// made from the text of all three functions and of exactMath (exact_math.js), which the
-// model calls (no second file: it works from file:// too).
+// actTrainer(scope) reads the model, the sums and the check from scope; the page's Web
+// Worker is made from the text of their functions (actTape, actModel, actSums,
+// actProcedure), of this one, and of exactMath and trainKit, which they call (no second
+// file: it works from file:// too).
 "use strict";
 
 function actTrainer(scope) {
@@ -178,11 +179,11 @@ function checkedActSeed(text) {
   return seed;
 }
 
-// A Web Worker running the model (with the exactMath it calls), the check and the
-// procedure from their own source.
+// A Web Worker running the model (with the exactMath and the kit it calls), the sums,
+// the check and the procedure from their own source.
 function actTrainerWorker() {
-  const source = `"use strict";\n${exactMath}\n${trainKit}\n${actModel}\n${actProcedure}\n${actTrainer}\n` +
-    "actModel(self);\nactProcedure(self);\nactTrainer(self);\n";
+  const source = `"use strict";\n${exactMath}\n${trainKit}\n${actTape}\n${actModel}\n${actSums}\n` +
+    `${actProcedure}\n${actTrainer}\nactModel(self);\nactSums(self);\nactProcedure(self);\nactTrainer(self);\n`;
   return new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
 }
 

@@ -37,17 +37,6 @@ function linear(w, b, x, xAt, nIn, out, outAt, nOut) {
   }
 }
 
-// nn.LayerNorm on one row of width d, in place (biased variance, eps inside the root).
-function layerNorm(x, at, d, gain, bias, eps = 1e-5) {
-  let mean = 0;
-  for (let k = 0; k < d; k++) mean += x[at + k];
-  mean /= d;
-  let variance = 0;
-  for (let k = 0; k < d; k++) variance += (x[at + k] - mean) ** 2;
-  const scale = 1 / Math.sqrt(variance / d + eps);
-  for (let k = 0; k < d; k++) x[at + k] = (x[at + k] - mean) * scale * gain[k] + bias[k];
-}
-
 // recur.core.tasks.batch_from_strings for one pair: a and b checked and padded (carry.js),
 // as bits LSB first with a 0 + 0 position on top for the carry out.
 function additionBits(a, b) {

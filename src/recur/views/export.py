@@ -5,8 +5,10 @@ the book was built travel with it as small files: ``_static/models/NAME.js``, ea
 script that adds one *spec* to ``window.OneMoreRound.models``. A spec is the model's
 kind, the options its forward pass needs and every weight as little-endian float32 in
 base64 (the numbers the library holds, bit for bit). ``_static/models.js`` runs the
-forward passes in JavaScript; :func:`model_from_spec` rebuilds the PyTorch model from
-a spec, so the browser tests can check the two against each other on the same weights.
+cells' forward passes in JavaScript, and ``_static/act_model.js`` the Transformer's
+(the same pass the page's trainer runs); :func:`model_from_spec` rebuilds the PyTorch
+model from a spec, so the browser tests can check the two against each other on the
+same weights.
 
 Three kinds: Chapter 2's :class:`~recur.models.cell.LocalCell` (``cell``), Chapter 6's
 ACT :class:`~recur.models.ut.UniversalTransformer` (``act_ut``) and Chapter 7's
@@ -30,9 +32,9 @@ from recur.models.ut import UniversalTransformer
 
 MODELS_DIR = Path("_extra/_static/models")  # from book/, where the chapters run
 
-# The UT options models.js implements: ACT's halting, Chapter 6's model and its first
-# recipe (the sinusoid with the round signal). Any other value is refused here, at
-# build time, rather than computed wrongly in the page.
+# The UT options act_model.js implements: ACT's halting, a window of 1, Chapter 6's
+# model and its first recipe (the sinusoid with the round signal). Any other value is
+# refused here, at build time, rather than computed wrongly in the page.
 UT_POSITIONS = ("relative", "sinusoid", "none")
 
 
@@ -46,8 +48,11 @@ def _ut_options(model: UniversalTransformer) -> dict:
         raise ValueError(
             f"the page's UT halts by ACT; this model has halting={options.halting!r}"
         )
-    if options.window is None:
-        raise ValueError("the page's UT runs local attention: window must be set")
+    if options.window != 1:
+        window = options.window
+        raise ValueError(
+            f"the page's UT attends to a window of 1; this model has window={window}"
+        )
     if options.position not in UT_POSITIONS:
         raise ValueError(f"the page's UT has no position={options.position!r}")
     return {
