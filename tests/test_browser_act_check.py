@@ -132,7 +132,7 @@ def _load(
 ) -> None:
     """The procedure alone in a blank page, as ``window.ACT`` (``source``, ``kit``:
     planted copies of it and of the kit it shares). ``model``: with act_model.js's
-    model; else the page's generator from cell_train.js (the same mulberry32) and the
+    model; else the page's generator from cell_model.js (the same mulberry32) and the
     made-up model (``fakeRun``)."""
     page.set_content("<html><body></body></html>")
     page.add_script_tag(content=(STATIC / "exact_math.js").read_text())
@@ -140,13 +140,13 @@ def _load(
     if model:
         page.add_script_tag(content=MODEL.read_text())
     else:
-        page.add_script_tag(content=(STATIC / "cell_train.js").read_text())
+        page.add_script_tag(content=(STATIC / "cell_model.js").read_text())
     page.add_script_tag(content=source or SCRIPT.read_text())
     page.add_script_tag(content=GLUE_JS + FAKE_JS)
     setup = (
         "window.ACT = {}; actModel(ACT); actProcedure(ACT);"
         if model
-        else "window.ACT = {}; const t = {}; cellTrainer(t); ACT.generator = "
+        else "window.ACT = {}; const t = {}; cellModel(t); ACT.generator = "
         "t.generator; ACT.BOOK_OPTIONS = { floor: true }; ACT.actRun = fakeRun; "
         "actProcedure(ACT);"
     )
