@@ -1,8 +1,8 @@
 // ESLint for the page's own scripts (`make lint`): the recommended rules, in the
-// browser and in a Web Worker (cell_train.js runs in both). The page loads its scripts
-// as classic scripts that share one global scope, so a function one file declares at
-// the top level is a global the others may call. ESLint and its two packages live in
-// .venv/npm (the Makefile installs them), not beside this file.
+// browser and in a Web Worker (cell_model.js and cell_train.js run in both). The page
+// loads its scripts as classic scripts that share one global scope, so a function one
+// file declares at the top level is a global the others may call. ESLint and its two
+// packages live in .venv/npm (the Makefile installs them), not beside this file.
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 

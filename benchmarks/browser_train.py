@@ -155,6 +155,7 @@ def main() -> None:
         page.add_script_tag(content="function warning() {}")  # explorers.js's, unused
         page.add_script_tag(path=str(SCRIPT.parent / "exact_math.js"))
         page.add_script_tag(path=str(SCRIPT.parent / "train_kit.js"))
+        page.add_script_tag(path=str(SCRIPT.parent / "cell_model.js"))
         page.add_script_tag(path=str(SCRIPT))
         settings = page.evaluate("OneMoreRound.train.HOLDING") if args.holding else {}
         seeds = list(range(first, last + 1))

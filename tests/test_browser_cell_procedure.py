@@ -1,14 +1,15 @@
-"""Chapter 2's page trainer (``_static/cell_train.js``) runs the library's procedure
+"""Chapter 2's page trainer (``_static/cell_train.js``, with its settings in
+``_static/cell_model.js``) runs the library's procedure
 (:func:`recur.chapters.ch2_shared_update.train_cell`), not only its arithmetic: the same
 settings, the same rule for a passing check, the same seeds for its restarts. And the
 seed of a run travels in the page's address (``?seed=31``), so that a link reproduces
-it. Each comparison is also run on a copy of the script with a bug planted, and must
+it. Each comparison is also run on a copy of the scripts with a bug planted, and must
 then go red.
 
 The arithmetic (loss, gradients, Adam) is compared in ``test_browser_train.py``. The
 tests of the page as a reader uses it load the built chapter (``make book``) with its
-``cell_train.js`` answered from the source tree, so that they test the script as it is
-now, not as the book was last built."""
+``cell_model.js`` and ``cell_train.js`` answered from the source tree, so that they
+test the scripts as they are, not as the book was last built."""
 
 from __future__ import annotations
 
@@ -25,23 +26,33 @@ from recur.models.cell import LocalCell
 from recur.training.checked import STAY_ROUNDS, _checking
 from recur.training.config import TrainConfig, attempt_seeds
 from recur.training.loop import _heldout_exact
-from test_browser_train import SCRIPT
+from test_browser_train import MODEL, SCRIPT
 
 
-def _load(page, source: str | None = None) -> None:
-    """The trainer alone in a fresh blank page (``source``: a planted copy); a fresh
-    one, since a second script declares the first's names again."""
+def _sources() -> dict[str, str]:
+    """The cell's two scripts by name, the model first (the page's order)."""
+    return {path.name: path.read_text() for path in (MODEL, SCRIPT)}
+
+
+def _load(page, sources: dict[str, str] | None = None) -> None:
+    """The trainer alone in a fresh blank page (``sources``: the cell's scripts, one
+    of them planted); a fresh one, since a second script declares the first's names
+    again."""
     page.goto("about:blank")
     page.set_content("<html><body></body></html>")
     page.add_script_tag(content=(SCRIPT.parent / "exact_math.js").read_text())
     page.add_script_tag(content=(SCRIPT.parent / "train_kit.js").read_text())
-    page.add_script_tag(content=source or SCRIPT.read_text())
+    for text in (sources or _sources()).values():
+        page.add_script_tag(content=text)
 
 
-def _planted(old: str, new: str) -> str:
-    source = SCRIPT.read_text()
-    assert old in source, f"the planted line is gone: {old}"
-    return source.replace(old, new, 1)
+def _planted(old: str, new: str) -> dict[str, str]:
+    """The cell's scripts with ``old`` replaced in the one script that has it."""
+    sources = _sources()
+    having = [name for name, text in sources.items() if old in text]
+    assert len(having) == 1, f"the planted line is in {having or 'no script'}: {old}"
+    sources[having[0]] = sources[having[0]].replace(old, new, 1)
+    return sources
 
 
 # ----------------------------------------------------------- the library's procedure
@@ -291,14 +302,19 @@ def test_a_planted_restart_goes_red(page, monkeypatch, bug):
 CHAPTER = "book/02_shared_update.html"
 
 
-def _open(page, site, query: str = "", source: str | None = None):
-    """Chapter 2's page at ``?query``, its cell_train.js answered from the source tree
-    (or ``source``, a planted copy); the trainer, once mounted."""
-    body = source or SCRIPT.read_text()
-    page.route(
-        "**/_static/cell_train.js*",
-        lambda route: route.fulfill(body=body, content_type="text/javascript"),
-    )
+def _open(page, site, query: str = "", sources: dict[str, str] | None = None):
+    """Chapter 2's page at ``?query``, its cell scripts answered from the source tree
+    (or ``sources``, one of them planted); the trainer, once mounted."""
+    bodies = sources or _sources()
+
+    def answer(route) -> None:
+        name = urlparse(route.request.url).path.rsplit("/", 1)[-1]
+        if name in bodies:
+            route.fulfill(body=bodies[name], content_type="text/javascript")
+        else:
+            route.fallback()
+
+    page.route("**/_static/cell_*.js*", answer)
     page.goto(f"{site}/{CHAPTER}{query}", wait_until="load")
     root = page.locator(".cell-trainer").first
     root.locator(".trainer-message").wait_for(state="attached")
@@ -317,9 +333,9 @@ def _train_and_stop(page, root) -> None:
     root.locator(".trainer-stop").click()
 
 
-def _url_round_trip(page, site, source: str | None = None) -> dict:
+def _url_round_trip(page, site, sources: dict[str, str] | None = None) -> dict:
     """Open ``?seed=31``, train; type 47, train; reload: what the page showed."""
-    root = _open(page, site, "?seed=31", source)
+    root = _open(page, site, "?seed=31", sources)
     seen = {"field at load": root.locator(".trainer-seed").input_value()}
     history = page.evaluate("history.length")
     _train_and_stop(page, root)

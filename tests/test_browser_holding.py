@@ -1,4 +1,4 @@
-"""The holding recipe in the page's trainer (``_static/cell_train.js`` with its
+"""The holding recipe in the page's trainer (``_static/cell_model.js`` with its
 ``HOLDING`` settings) against the library's (``recur.training.holding``), in Chromium:
 the same loss and gradients (snapped states, the hold cost over the kept sums), the
 same waits, chain sums of the asked length, and planted bugs that go red.
@@ -16,7 +16,7 @@ from recur.core.carry import longest_carry_chain, wait_rounds
 from recur.core.tasks import chain_batch, concat_batches, random_batch
 from recur.models.cell import HOLD_SLACK, LocalCell, window_loss
 from recur.training import holding
-from test_browser_train import SCRIPT, TYPED, _js_batch, _load, _weights
+from test_browser_train import MODEL, TYPED, _js_batch, _load, _weights
 
 N_ROUNDS = 9
 HOLDING_JS = (
@@ -108,7 +108,7 @@ PLANTED = {
 @pytest.mark.parametrize("bug", PLANTED)
 def test_each_planted_bug_goes_red(page, site, bug):
     old, new = PLANTED[bug]
-    source = SCRIPT.read_text()
+    source = MODEL.read_text()
     assert old in source, f"the planted line is gone: {old}"
     _load(page, site, source.replace(old, new))
     batch, keep = _batch(300)
@@ -151,7 +151,7 @@ def test_the_page_trains_the_librarys_recipe(page, site):
     _load(page, site)
     got = page.evaluate("window.OneMoreRound.train.HOLDING")
     assert got == holding.page_settings()
-    source = SCRIPT.read_text()
+    source = MODEL.read_text()
     assert f"const HOLD_SLACK = {HOLD_SLACK};" in source
 
 
@@ -171,7 +171,7 @@ def test_the_explorers_copy_of_a_snapped_cell_is_the_librarys(page, site, snap):
 
     page.set_content("<html><body></body></html>")
     for name in ("exact_math.js", "carry.js", "models.js"):  # sources, not a build
-        page.add_script_tag(content=(SCRIPT.parent / name).read_text())
+        page.add_script_tag(content=(MODEL.parent / name).read_text())
     torch.manual_seed(7)
     model = LocalCell(snap=True).eval()
     spec = model_spec(model)

@@ -1,7 +1,8 @@
-"""Chapter 2's cell trained in the reader's browser (``_static/cell_train.js``) against
-the library, in Chromium: the same loss and gradients from the same weights and batch,
-fifty Adam steps that track PyTorch's, planted bugs that go red, and the trainer in the
-page as a reader uses it (a seed, Train, Stop, the explorer running the new weights).
+"""Chapter 2's cell trained in the reader's browser (``_static/cell_model.js``, run by
+``_static/cell_train.js``) against the library, in Chromium: the same loss and
+gradients from the same weights and batch, fifty Adam steps that track PyTorch's,
+planted bugs that go red, and the trainer in the page as a reader uses it (a seed,
+Train, Stop, the explorer running the new weights).
 
 Tolerances. The page computes in float64 from the float32 weights PyTorch starts from.
 Against PyTorch in float64 on the same numbers, the loss and every gradient agree to
@@ -21,18 +22,21 @@ from recur.core.tasks import random_batch
 from recur.models.cell import LocalCell, window_loss
 from recur.views.export import model_from_spec
 
-SCRIPT = ROOT / "book" / "_extra" / "_static" / "cell_train.js"
-KIT = SCRIPT.parent / "train_kit.js"  # what the two trainers share
+STATIC = ROOT / "book" / "_extra" / "_static"
+MODEL = STATIC / "cell_model.js"  # the cell, its loss and its gradients
+SCRIPT = STATIC / "cell_train.js"  # the procedure and the page's trainer
+KIT = STATIC / "train_kit.js"  # what the two trainers share
 N_ROUNDS = 9
 
 
-def _load(page, site, source: str | None = None, kit: str | None = None) -> None:
-    """The trainer alone in a blank page (``source``, ``kit``: planted copies of it
-    and of the kit it shares with Chapter 6's trainer)."""
+def _load(page, site, model: str | None = None, kit: str | None = None) -> None:
+    """The trainer alone in a blank page (``model``, ``kit``: planted copies of the
+    cell and of the kit it shares with Chapter 6's trainer)."""
     page.set_content("<html><body></body></html>")
     page.add_script_tag(content=(SCRIPT.parent / "exact_math.js").read_text())
     page.add_script_tag(content=kit or KIT.read_text())
-    page.add_script_tag(content=source or SCRIPT.read_text())
+    page.add_script_tag(content=model or MODEL.read_text())
+    page.add_script_tag(content=SCRIPT.read_text())
 
 
 def _model(seed: int, scale: float = 1.0) -> LocalCell:
@@ -214,8 +218,8 @@ def test_fifty_adam_steps_track_pytorch(page, site, fifty_steps):
     assert gaps["float32"] <= gaps["library, float32 vs 64"] + 1e-6, gaps
 
 
-# Bugs planted one at a time in a copy of the trainer: each must turn a check red, on
-# one batch's gradients or over ten Adam steps.
+# Bugs planted one at a time in a copy of the cell or of the kit: each must turn a
+# check red, on one batch's gradients or over ten Adam steps.
 PLANTED = {
     "a gradient with the wrong sign in one layer": (
         "gb2[o] += da[o];",
@@ -242,14 +246,14 @@ PLANTED = {
 @pytest.mark.parametrize("bug", PLANTED)
 def test_each_planted_bug_goes_red(page, site, ten_clipped_steps, bug):
     old, new = PLANTED[bug]
-    source, kit = SCRIPT.read_text(), KIT.read_text()
-    where = "kit" if old in kit else "trainer"  # the kit: Adam and clipping's own lines
-    planted_in = kit if where == "kit" else source
+    model, kit = MODEL.read_text(), KIT.read_text()
+    where = "kit" if old in kit else "model"  # the kit: Adam and clipping's own lines
+    planted_in = kit if where == "kit" else model
     assert old in planted_in, f"the planted line is gone: {old}"
     if where == "kit":
         _load(page, site, kit=kit.replace(old, new, 1))
     else:
-        _load(page, site, source.replace(old, new, 1))  # the first: training's forward
+        _load(page, site, model.replace(old, new, 1))  # the first: training's forward
     batch, keep = _batch(100)
     gradients = _gradient_gaps(page, _model(0), batch, keep)[str(torch.float64)]
     gaps = _adam_gaps(page, ten_clipped_steps)
@@ -377,7 +381,7 @@ def test_reloading_during_a_run_leaves_a_working_trainer(page, site):
 
 # The cell's round is written three times in the page's scripts: the trainer's forward
 # (every round's activations kept for the backward pass) and settledForward (settled
-# positions skipped) in cell_train.js, and cellStep in models.js (the explorer and
+# positions skipped) in cell_model.js, and cellStep in models.js (the explorer and
 # Chapter 7's DEQ), which the trainer's Web Worker cannot reach.
 ROUNDS_JS = f"""([w, b, nRounds]) => {{ {TYPED}
   const weights = typed(w), batch = batchOf(b), train = window.OneMoreRound.train;
@@ -426,7 +430,8 @@ def test_the_three_copies_of_the_round_agree_with_each_other_and_the_library(
     enough rounds that sums settle (so the shortcuts of the last two run); and which
     sums are right after each round is what the library (float64) reads out."""
     page.set_content("<html><body></body></html>")
-    for name in ("exact_math.js", "train_kit.js", "models.js", "cell_train.js"):
+    scripts = ("exact_math.js", "train_kit.js", "models.js", MODEL.name, SCRIPT.name)
+    for name in scripts:
         page.add_script_tag(content=(SCRIPT.parent / name).read_text())
     model = _trained_cell() if trained else _model(4)
     batch, keep = _batch(300, size=32)

@@ -426,6 +426,7 @@ def test_the_twin_answers_the_special_values_as_math_does(name, x, want):
 # The trainers' functions and the cell's round in models.js, each a top-level function
 # of its script.
 TRAINERS = {
+    "cell_model.js": "cellModel",
     "cell_train.js": "cellTrainer",
     "train_kit.js": "trainKit",
     "act_tape.js": "actTape",
@@ -507,9 +508,10 @@ def _blank_page(browser, scripts: list[str]):
 
 
 def test_the_cell_trainers_worker_trains_as_the_page_does(browser):
-    """The Web Worker made from cellTrainer's and exactMath's text: the same
-    weights after a few steps as the page's own run."""
-    page = _blank_page(browser, ["exact_math.js", "train_kit.js", "cell_train.js"])
+    """The Web Worker made from the text of cellModel, cellTrainer, trainKit and
+    exactMath: the same weights after a few steps as the page's own run."""
+    scripts = ["exact_math.js", "train_kit.js", "cell_model.js", "cell_train.js"]
+    page = _blank_page(browser, scripts)
     try:
         got = page.evaluate(CELL_WORKER_JS, 11)
     finally:

@@ -1,8 +1,8 @@
 """The library's layers: each module imports only from its own layer and those below it,
 views never reach training, a chapter never imports another chapter, no import hides
-inside a function, no module is long. The scripts of ``benchmarks/`` sit above the
-library: they may import any of it, the library never imports them, and no script
-imports the tests' own modules."""
+inside a function, no module is long (nor any of the page's own scripts). The scripts
+of ``benchmarks/`` sit above the library: they may import any of it, the library never
+imports them, and no script imports the tests' own modules."""
 
 import ast
 from pathlib import Path
@@ -11,6 +11,8 @@ import pytest
 
 SRC = Path(__file__).parent.parent / "src" / "recur"
 SCRIPTS = Path(__file__).parent.parent / "benchmarks"
+# the page's own scripts (its vendor/ and the built models/ are not the book's code)
+STATIC = Path(__file__).parent.parent / "book" / "_extra" / "_static"
 TESTS_OWN = ("conftest", "fake_accelerator")  # the tests' modules, not a library
 
 # Each layer and the layers it may import from (itself included).
@@ -119,6 +121,12 @@ def test_no_library_import_inside_a_function(path):
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
 def test_no_module_is_longer_than_400_lines(path):
     assert len(path.read_text().splitlines()) <= MAX_LINES
+
+
+@pytest.mark.parametrize("path", sorted(STATIC.glob("*.js")), ids=lambda p: p.name)
+def test_no_page_script_is_longer_than_400_lines(path):
+    lines = len(path.read_text().splitlines())
+    assert lines <= MAX_LINES, f"{path.name} has {lines} lines"
 
 
 def test_every_module_sits_in_a_layer():

@@ -1,5 +1,5 @@
 // One More Round in the static page: the transcendental functions of the page's trainers
-// (cell_train.js, act_model.js), computed the same way in every browser. ECMAScript
+// (cell_model.js, act_model.js), computed the same way in every browser. ECMAScript
 // lets Math.exp, Math.tanh, Math.log, Math.log1p, Math.cos and ** round differently in
 // each engine, and a last bit that differs grows, step after step, into another run:
 // a seed would train one model in Chrome and another in Firefox or Safari. IEEE 754

@@ -1,10 +1,11 @@
-// One More Round in the static page: the pieces both trainers share (cell_train.js for
-// Chapter 2's cell, act_model.js and act_check.js for Chapter 6's Transformer): the
-// seeded generator, a sum's bits, random and long-chain batches, a slice of a batch,
-// gradient clipping and Adam. Each function names the Python it mirrors; the browser
-// tests check both trainers against PyTorch, and the batches against the library's. A
-// trainer's Web Worker is made from the source of exactMath, trainKit and its own
-// functions (the page loads this file after exact_math.js and before them).
+// One More Round in the static page: the pieces both trainers share (cell_model.js and
+// cell_train.js for Chapter 2's cell, act_model.js and act_check.js for Chapter 6's
+// Transformer): the seeded generator, a sum's bits, random and long-chain batches, a
+// slice of a batch, gradient clipping and Adam. Each function names the Python it
+// mirrors; the browser tests check both trainers against PyTorch, and the batches
+// against the library's. A trainer's Web Worker is made from the source of exactMath,
+// trainKit and its own functions (the page loads this file after exact_math.js and
+// before them).
 "use strict";
 
 function trainKit(exact) {

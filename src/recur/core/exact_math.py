@@ -1,6 +1,6 @@
 """The page trainers' transcendental functions, in Python floats, bit for bit.
 
-The book's in-browser trainers (``book/_extra/_static/cell_train.js`` and
+The book's in-browser trainers (``book/_extra/_static/cell_model.js`` and
 ``act_model.js``) must train the same model from the same seed in every browser.
 ECMAScript lets ``Math.exp``, ``Math.tanh``, ``Math.log``, ``Math.log1p``,
 ``Math.cos`` and ``**`` round their last bit differently in each JavaScript engine,

@@ -57,7 +57,7 @@ def training_options(without: tuple[str, ...] = ()) -> dict:
 
 
 def page_settings() -> dict:
-    """The recipe in the page trainer's names (``cell_train.js``'s ``HOLDING``)."""
+    """The recipe in the page trainer's names (``cell_model.js``'s ``HOLDING``)."""
     return {
         "snap": True,
         "holdCost": HOLD_COST,
