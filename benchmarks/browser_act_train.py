@@ -42,7 +42,9 @@ SCRIPTS = [
     for name in (
         "exact_math.js",
         "train_kit.js",
+        "act_tape.js",
         "act_model.js",
+        "act_sums.js",
         "act_check.js",
         "act_train.js",
     )

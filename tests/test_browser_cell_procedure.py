@@ -30,8 +30,10 @@ from test_browser_train import MODEL, SCRIPT
 
 
 def _sources() -> dict[str, str]:
-    """The cell's two scripts by name, the model first (the page's order)."""
-    return {path.name: path.read_text() for path in (MODEL, SCRIPT)}
+    """The trainer's scripts by name in the page's order: the controls both trainers
+    share, the cell's model, its procedure."""
+    paths = (SCRIPT.parent / "trainer_page.js", MODEL, SCRIPT)
+    return {path.name: path.read_text() for path in paths}
 
 
 def _load(page, sources: dict[str, str] | None = None) -> None:
@@ -315,6 +317,7 @@ def _open(page, site, query: str = "", sources: dict[str, str] | None = None):
             route.fallback()
 
     page.route("**/_static/cell_*.js*", answer)
+    page.route("**/_static/trainer_page.js*", answer)
     page.goto(f"{site}/{CHAPTER}{query}", wait_until="load")
     root = page.locator(".cell-trainer").first
     root.locator(".trainer-message").wait_for(state="attached")

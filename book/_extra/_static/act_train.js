@@ -167,16 +167,10 @@ if (typeof window !== "undefined") {
 
 // ------------------------------------------------------------------ the page's trainer
 
-// recur.core.device.seed_everything's check, and the seeds this page's restarts reach
-// (seed + 1000 * (attempts - 1) must stay a 31-bit seed).
-function checkedActSeed(text) {
+// The largest seed whose restarts stay 31-bit seeds (checkedSeed, trainer_page.js).
+function actSeedTop() {
   const settings = window.OneMoreRound.act.SETTINGS;
-  const top = 2 ** 31 - 1 - settings.seedOffsets.restartStride * (settings.maxAttempts - 1);
-  const value = String(text).trim();
-  if (!/^-?\d+$/.test(value)) throw new Error(`seed must be an integer, got '${text}'`);
-  const seed = Number(value);
-  if (seed < 0 || seed > top) throw new Error(`seed must be in 0..${top}, got ${seed}`);
-  return seed;
+  return 2 ** 31 - 1 - settings.seedOffsets.restartStride * (settings.maxAttempts - 1);
 }
 
 // A Web Worker running the model (with the exactMath and the kit it calls), the sums,
@@ -218,22 +212,10 @@ function drawShare(svg, points, nSteps) {
 }
 
 function actTrainerParts(root) {
-  root.innerHTML =
-    "<label>seed <input type='text' class='trainer-seed' size='10'></label> " +
-    "<button type='button' class='trainer-train'>Train</button> " +
-    "<button type='button' class='trainer-stop' disabled>Stop</button> " +
-    "<progress class='trainer-progress' value='0' aria-label='training progress'></progress>" +
-    `<div class='trainer-expected'>${root.dataset.expected || ""}</div>` +
-    "<div class='trainer-message' aria-live='polite'></div>" +
-    "<svg class='trainer-loss' viewBox='0 0 480 160' role='img' " +
+  return trainerControls(root, "<svg class='trainer-loss' viewBox='0 0 480 160' role='img' " +
     "aria-label='the share of held-out pairs right at each check so far' " +
     "style='width:100%;max-width:480px;height:auto;display:block'></svg>" +
-    "<div class='trainer-widths'></div>";
-  const part = (name) => root.querySelector(`.trainer-${name}`);
-  part("seed").value = seedInAddress() ?? root.dataset.seed;
-  return { seed: part("seed"), train: part("train"), stop: part("stop"),
-    progress: part("progress"), message: part("message"), loss: part("loss"),
-    widths: part("widths") };
+    "<div class='trainer-widths'></div>", ["loss", "widths"]);
 }
 
 // What happened, from the run's own result (never assumed).
@@ -298,7 +280,7 @@ function mountActTrainer(root) {
   };
   ui.train.addEventListener("click", () => {
     try {
-      seed = checkedActSeed(ui.seed.value);
+      seed = checkedSeed(ui.seed.value, actSeedTop());
     } catch (err) {
       return warning(ui.message, err.message);
     }

@@ -169,36 +169,10 @@ cellTrainer(window.OneMoreRound.train);
 
 // ------------------------------------------------------------------ the page's trainer
 
-// recur.core.device.seed_everything's check, and the range this page's generator takes.
+// The largest seed whose restarts stay 31-bit seeds (checkedSeed, trainer_page.js).
 const MAX_SEED = 2 ** 31 - 1 - 1000 * (Math.max(cellTrainerSettings().maxAttempts,
   window.OneMoreRound.train.HOLDING.maxAttempts) - 1);
 function cellTrainerSettings() { return window.OneMoreRound.train.SETTINGS; }
-function checkedSeed(text) {
-  const value = text.trim();
-  if (!/^-?\d+$/.test(value)) throw new Error(`seed must be an integer, got '${text}'`);
-  const seed = Number(value);
-  if (seed < 0 || seed > MAX_SEED) throw new Error(`seed must be in 0..${MAX_SEED}, got ${seed}`);
-  return seed;
-}
-
-// The seed in the page's address, so that a link reproduces a run: the trainer reads
-// `?seed=31` (the query parameter "seed", e.g. .../02_shared_update.html?seed=31#train)
-// when the page loads and shows it in the seed field as it is written, a seed that
-// checkedSeed refuses included (Train then says why); Train writes the seed it runs
-// into the address (history.replaceState: no new history entry, nothing reloaded).
-const SEED_PARAMETER = "seed";
-function seedInAddress() {
-  return new URLSearchParams(window.location.search).get(SEED_PARAMETER);
-}
-function putSeedInAddress(seed) {
-  const url = new URL(window.location.href);
-  url.searchParams.set(SEED_PARAMETER, String(seed));
-  try {
-    window.history.replaceState(window.history.state, "", url.href);
-  } catch {
-    // a page whose address cannot change (some file:// pages, a sandbox): train anyway
-  }
-}
 
 // A Web Worker running cellModel and cellTrainer (and the exactMath and trainKit they
 // call) from their own source, so the page stays responsive; the procedure reads the
@@ -223,19 +197,9 @@ function drawLoss(svg, points, nSteps) {
 }
 
 function trainerParts(root) {
-  root.innerHTML =
-    "<label>seed <input type='text' class='trainer-seed' size='10'></label> " +
-    "<button type='button' class='trainer-train'>Train</button> " +
-    "<button type='button' class='trainer-stop' disabled>Stop</button> " +
-    "<progress class='trainer-progress' value='0' aria-label='training progress'></progress>" +
-    "<div class='trainer-message' aria-live='polite'></div>" +
-    "<svg class='trainer-loss' viewBox='0 0 480 140' role='img' " +
+  return trainerControls(root, "<svg class='trainer-loss' viewBox='0 0 480 140' role='img' " +
     "aria-label='the training loss so far, step by step' " +
-    "style='width:100%;max-width:480px;height:auto;display:block'></svg>";
-  const part = (name) => root.querySelector(`.trainer-${name}`);
-  part("seed").value = seedInAddress() ?? root.dataset.seed;
-  return { seed: part("seed"), train: part("train"), stop: part("stop"),
-    progress: part("progress"), message: part("message"), loss: part("loss") };
+    "style='width:100%;max-width:480px;height:auto;display:block'></svg>", ["loss"]);
 }
 
 // What happened, from the run's own result (never assumed).
@@ -287,7 +251,7 @@ function mountCellTrainer(root) {
   };
   ui.train.addEventListener("click", () => {
     try {
-      seed = checkedSeed(ui.seed.value);
+      seed = checkedSeed(ui.seed.value, MAX_SEED);
     } catch (err) {
       return warning(ui.message, err.message);
     }
