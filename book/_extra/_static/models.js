@@ -74,10 +74,11 @@ function embed(w, prefix, bits, d) {
 // its state; if they are what they were two rounds back (a settled state that flips
 // between two neighbouring floats), its new state is the one of one round back. Both
 // are exact; they only save work once a region has settled.
-// The same round is written twice more in cell_model.js (forward, settledForward): the
-// trainer runs in a Web Worker made from its own text, which cannot reach this file.
-// tests/test_browser_train.py checks the three give the same states; so that they do in
-// every browser, all three take tanh from exact_math.js (loaded before this file).
+// The same round is written twice more in cell_model.js, for the trainer: forward keeps
+// every round's inputs for the backward pass, and settledForward runs a whole batch of
+// sums at once. tests/test_browser_train.py checks the three give the same states bit
+// for bit; so that they do in every browser, all three take tanh from exact_math.js
+// (loaded before this file).
 const cellTanh = exactMath().tanh;
 function cellStep(w, prefix, state, problem, n, d, inject, loop, snap = false) {
   const w1 = w[prefix + "update.0.weight"];

@@ -255,9 +255,9 @@ def chain_seed_words(run: ChainExperiment, label: str) -> str:
     words = (
         f"{label} is ahead of the rule on chains of {early}: every sum whose longest "
         f"chain is {lengths[longest]} is right after {rounds} "
-        f"round{'s' * (rounds != 1)}, before the carry can have arrived. So a "
-        "propagating position must assume that a carry is coming until a kill below "
-        "it says otherwise."
+        f"round{'s' * (rounds != 1)}, before the carry can have arrived. So its "
+        "propagating positions assume that a carry is coming until a kill below says "
+        "otherwise."
     )
     late = [lengths[k] for k in np.flatnonzero(behind > 0)]
     if late:

@@ -122,9 +122,10 @@ def hundred_values(hundred: pd.DataFrame) -> dict:
 
 
 def other_cpu_values(here: pd.DataFrame, there: pd.DataFrame) -> dict:
-    """The live trainings' study (``live_seeds.csv``) beside its rerun on a CPU of
-    another kind (``other_cpu/live_seeds.csv``): the rows that changed, of how many,
-    and :func:`~recur.studies.methods.cpu_words` (``cpu_``)."""
+    """The live trainings' study as it last ran without the pins
+    (``unpinned/live_seeds.csv``) beside its rerun without them on a CPU of another
+    kind (``other_cpu/live_seeds.csv``): the rows that changed, of how many, and
+    :func:`~recur.studies.methods.cpu_words` (``cpu_``)."""
     changes = studies.cpu_changes(here, there)
     words = studies.cpu_words(changes)
     return prefixed("cpu", {"changed": changes["changed"], "n": changes["n"],
@@ -137,7 +138,9 @@ def study_values(data="data") -> dict:
     read = partial(read_table, data)  # read("act_give_up"): data/act_give_up.csv
     values = one_run_values(read("live_seeds_first_100"))
     values |= hundred_values(read("act_hundred"))
-    values |= other_cpu_values(read("live_seeds"), read("other_cpu/live_seeds"))
+    values |= other_cpu_values(
+        read("unpinned/live_seeds"), read("other_cpu/live_seeds")
+    )
     values |= part_values(read("act_give_up")) | rounding_values(data)
     _, bench = read_bench(Path(data) / "bench.jsonl")
     values |= prefixed("time", chapter_range(bench))
