@@ -81,13 +81,16 @@ def test_gpu_check_summary_by_hand():
             "old_ok": {"gpu": "True", "cpu": None},  # only one run glued it
         }},
         {"chapter": "07_b", "glued": {"deq_ok": {"gpu": "False", "cpu": "True"},
-                                      "words": {"gpu": "'a'", "cpu": "'a'"}}},
+                                      "words": {"gpu": "'a'", "cpu": "'a'"},
+                                      "deq_words": {"gpu": "'stalled at 52%'",
+                                                    "cpu": "'passed'"}}},
         {"tests": "1 passed"},
     ]  # fmt: skip
     summary = gpu_check_summary(checks, {"07_b": "Chapter 7"})
-    assert (summary["compared"], summary["differ"]) == (4, 2)
+    assert (summary["compared"], summary["differ"]) == (5, 3)
     assert summary["verdicts"] == (
         "Chapter 7, where a check the page states held on the CPU and not on the GPU"
+        " (on the GPU the training stalled at 52%)"
     )
     assert gpu_check_summary(checks[:2])["verdicts"] == "no page"
 

@@ -154,11 +154,12 @@ def settle_values(changes: dict, settle: pd.DataFrame, tol: float) -> dict:
     """From the settling figure's curves (``changes``: a loop's change per round, in
     :data:`LOOPS`'s order), the settling study (``ch7_settle.csv`` at 8 bits) and the
     DEQ solver's tolerance: each loop's last change as words, the loops still moving
-    and settled (``settle_``), and the seeds above the tolerance (``settle_seeds_``)."""
+    and settled and the tolerance (``settle_``), and the seeds above it
+    (``settle_seeds_``)."""
     last = [float(values[-1]) for values in changes.values()]
     shown = {k: small_number(v) for k, v in zip(LOOPS, last, strict=True)}
     moved = settle_words(dict(zip(LOOPS.values(), last, strict=True)), tol)
-    values = prefixed("settle", shown | moved)
+    values = prefixed("settle", shown | moved | {"tol": small_number(tol)})
     return values | prefixed("settle_seeds", seeds_above(settle, tol))
 
 

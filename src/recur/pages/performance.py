@@ -62,10 +62,10 @@ def act_ut_words(quoted: pd.Series, n_seeds: int) -> str:
     shares = (f"on random 64-bit sums {random:.0%}, on long-chain ones "
               f"{chains[64]:.0%} (at 32 bits, {chains[32]:.0%})")  # fmt: skip
     if met == n_seeds:
-        return (f"All {n_seeds} seeds of Chapter 6's procedure that `make bench` "
+        return (f"All {n_seeds} seeds of Chapter 6's procedure that make bench "
                 f"trains met the chapter's bar; the worst seed of each measure: "
                 f"{shares}.")  # fmt: skip
-    return (f"Of the {n_seeds} seeds of Chapter 6's procedure that `make bench` "
+    return (f"Of the {n_seeds} seeds of Chapter 6's procedure that make bench "
             f"trains, {met} met the chapter's bar. Each measure gives its worst seed, "
             f"not always the same one: {shares}, the failure the bar's long chains "
             "catch.")  # fmt: skip

@@ -98,20 +98,20 @@ LABELS = {
         (r"shared_exact_match_(\d+)bit", "the cell, exact on random {0}-bit sums"),
         (
             r"shared_seconds_alone$",
-            "training to 100% held-out, no check, 1 thread, idle",
+            "seed 0 trained to 100% held-out, no check, 1 thread, idle",
         ),
         (
             r"shared_seconds_beside_busy$",
-            "training to 100% held-out, no check, 1 thread, beside a busy process",
+            "seed 0 trained to 100% held-out, no check, 1 thread, beside a busy process",
         ),
         (r"shared_under_load_ratio$", "slowdown beside a busy process, 1 thread"),
         (
             r"shared_seconds_alone_2_threads",
-            "training to 100% held-out, no check, 2 threads, idle",
+            "seed 0 trained to 100% held-out, no check, 2 threads, idle",
         ),
         (
             r"shared_seconds_beside_busy_2_threads",
-            "training to 100% held-out, no check, 2 threads, beside a busy process",
+            "seed 0 trained to 100% held-out, no check, 2 threads, beside a busy process",
         ),
         (
             r"shared_under_load_ratio_2_threads",
@@ -293,6 +293,22 @@ def _same(gpu, cpu) -> bool:
         return gpu == cpu
 
 
+def _verdict_words(page: str, both: dict, glued: dict, name: str) -> str:
+    """A page whose verdict ``name`` (``deq_ok``) differs, in words, with what the
+    training said on the machine where the check failed when the page glued that too
+    (``deq_words``: "did not reach the target in 1,500 steps: ...")."""
+    on_cpu = both["cpu"] == "True"
+    held = "the CPU and not on the GPU" if on_cpu else "the GPU and not on the CPU"
+    words = f"{page}, where a check the page states held on {held}"
+    said = (glued.get(name.removesuffix("_ok") + "_words") or {}).get(
+        "gpu" if on_cpu else "cpu"
+    )
+    if said:
+        failed = "GPU" if on_cpu else "CPU"
+        words += f" (on the {failed} the training {said.strip(chr(39))})"
+    return words
+
+
 def gpu_check_summary(checks: list[dict], titles: dict | None = None) -> dict:
     """From ``gpu_check.jsonl``'s records: how many glued values both machines glued
     (``compared``), how many of them differ (``differ``), and, in words, each page
@@ -311,12 +327,7 @@ def gpu_check_summary(checks: list[dict], titles: dict | None = None) -> dict:
                 continue
             differ += 1
             if name.endswith("_ok"):
-                held = (
-                    "the CPU and not on the GPU"
-                    if both["cpu"] == "True"
-                    else ("the GPU and not on the CPU")
-                )
-                verdicts.append(f"{page}, where a check the page states held on {held}")
+                verdicts.append(_verdict_words(page, both, check["glued"], name))
     return {
         "compared": compared,
         "differ": differ,
