@@ -170,7 +170,7 @@ def main() -> None:
         table["variant"] = args.variant
         table.to_csv(out, index=False)
         # trained in the browser (JavaScript); torch only reads the trained models
-        write_machine_record(out, cores=args.jobs, trained_in=chromium)
+        write_machine_record(out, cores=args.jobs * args.workers, trained_in=chromium)
         raw.unlink()
     print(f"wrote {out} in {time.perf_counter() - start:.0f} s")
 

@@ -39,6 +39,9 @@ def test_the_counts_median_and_slowest_are_the_tables():
 
 def test_the_expected_time_sentence_reads_the_median_and_slowest():
     text = trainer_expectation(_runs())
-    expected = "4 seeds each passed the check or not after a median of 75 s (at most"
+    expected = (
+        "4 seeds each finished training, its check passed or not, after a median of "
+        "75 s (at most"
+    )
     assert "every restart counted" in text
     assert expected in text

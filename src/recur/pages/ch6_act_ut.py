@@ -237,8 +237,8 @@ def trainer_expectation(runs: pd.DataFrame) -> str:
     values = browser_values(runs)
     n, median = values["browser_act_n"], values["browser_act_median"]
     return (
-        f"On a 2-core machine (headless Chromium), {n} seeds each passed the check or "
-        f"not after a median of {median:.0f} s (at most "
+        f"On a 2-core machine (headless Chromium), {n} seeds each finished training, "
+        f"its check passed or not, after a median of {median:.0f} s (at most "
         f"{values['browser_act_slowest']:.0f} s), every restart counted; a faster "
         "machine takes less."
     )
