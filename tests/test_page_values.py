@@ -1095,8 +1095,8 @@ def test_methods_rounding_values_compare_the_two_roundings(tmp_path):
         "and 1 of them met it in one and not the other."
     )
     assert values["rounding_expect"] == (
-        "So expect 1 to 2 of 2 under other rounding, and the list of seeds that pass "
-        "can change."
+        "So expect 1 to 2 of 2 of this procedure under other rounding, and the list of "
+        "seeds that pass can change."
     )
 
 

@@ -63,7 +63,8 @@ def settings_values(bench="data/bench.jsonl") -> dict:
     the page's running time (``make bench``'s ``bench``)."""
     values = prefixed("set", book_settings()) | prefixed("simple", simpler_settings())
     values |= {"first_tau": FIRST_ACT.model.halting.ponder_weight,
-               "first_cap": FIRST_ACT.n_rounds, "act_target": ACT_TARGET}  # fmt: skip
+               "first_cap": FIRST_ACT.n_rounds, "first_steps": FIRST_ACT.n_steps,
+               "act_target": ACT_TARGET}  # fmt: skip
     values |= prefixed("bar", ss.the_bar()) | {"halt_at": HALT_AT}
     # how many times as long a waiting position could wait at the check's limits
     values["budget_times"] = round(HALT_AT / MAX_BUDGET_USED)

@@ -138,9 +138,11 @@ def study_values(data="data") -> dict:
     read = partial(read_table, data)  # read("act_give_up"): data/act_give_up.csv
     values = one_run_values(read("live_seeds_first_100"))
     values |= hundred_values(read("act_hundred"))
-    values |= other_cpu_values(
-        read("unpinned/live_seeds"), read("other_cpu/live_seeds")
-    )
+    unpinned = read("unpinned/live_seeds")
+    values |= other_cpu_values(unpinned, read("other_cpu/live_seeds"))
+    # the pinned rerun, the table the chapters read, against that unpinned run
+    pinned = studies.cpu_words(studies.cpu_changes(unpinned, read("live_seeds")))
+    values["pinned_cpu_words"] = pinned
     values |= part_values(read("act_give_up")) | rounding_values(data)
     _, bench = read_bench(Path(data) / "bench.jsonl")
     values |= prefixed("time", chapter_range(bench))
