@@ -144,7 +144,8 @@ REGISTRY = (
     Seeds("freed memory", 710, 710, None, CHOOSE,
           "giving freed memory back to the system: Chapter 6's training time"),
     Seeds("trained in the page", 0, 19, BROWSER_SUMS, REPORT,
-          "Chapter 2's cell trained in the page (browser_cell_seeds.csv)", PER_SEED),
+          "Chapter 2's cell trained in Chromium by the page's own random numbers "
+          "(browser_cell_seeds.csv)", PER_SEED),
     Seeds("browser cell new seeds", 2200, 2219, BROWSER_SUMS, REPORT,
           "Chapter 2's cell trained in the page (browser_cell_seeds_new.csv)",
           PER_SEED),

@@ -98,20 +98,20 @@ LABELS = {
         (r"shared_exact_match_(\d+)bit", "the cell, exact on random {0}-bit sums"),
         (
             r"shared_seconds_alone$",
-            "seed 0 to 100% held-out, no check, 1 thread, idle",
+            "seed 0 until 100% held-out, no check, 1 thread, idle",
         ),
         (
             r"shared_seconds_beside_busy$",
-            "seed 0 to 100% held-out, no check, 1 thread, beside a busy process",
+            "seed 0 until 100% held-out, no check, 1 thread, beside a busy process",
         ),
         (r"shared_under_load_ratio$", "slowdown beside a busy process, 1 thread"),
         (
             r"shared_seconds_alone_2_threads",
-            "seed 0 to 100% held-out, no check, 2 threads, idle",
+            "seed 0 until 100% held-out, no check, 2 threads, idle",
         ),
         (
             r"shared_seconds_beside_busy_2_threads",
-            "seed 0 to 100% held-out, no check, 2 threads, beside a busy process",
+            "seed 0 until 100% held-out, no check, 2 threads, beside a busy process",
         ),
         (
             r"shared_under_load_ratio_2_threads",
