@@ -25,7 +25,11 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 from recur.chapters.ch6_hardest import hardest_columns  # noqa: E402
-from recur.core.chromium import CHROMIUM_FLAGS, chromium_path  # noqa: E402
+from recur.core.chromium import (  # noqa: E402
+    ACT_TRAINER_SCRIPTS,
+    CHROMIUM_FLAGS,
+    chromium_path,
+)
 from recur.core.machine import write_machine_record  # noqa: E402
 from recur.core.seeds import by_name  # noqa: E402
 from recur.core.tasks import twice_width_plus_one  # noqa: E402
@@ -37,18 +41,7 @@ from last_run import recorded  # noqa: E402
 from recur.studies import cluster  # noqa: E402
 
 STATIC = ROOT / "book" / "_extra" / "_static"
-SCRIPTS = [
-    STATIC / name
-    for name in (
-        "exact_math.js",
-        "train_kit.js",
-        "act_tape.js",
-        "act_model.js",
-        "act_sums.js",
-        "act_check.js",
-        "act_train.js",
-    )
-]
+SCRIPTS = [STATIC / name for name in ACT_TRAINER_SCRIPTS]
 OUT = ROOT / "book" / "data" / "browser_act_seeds.csv"
 SEEDS = by_name("trained in the page, Chapter 6")
 WIDTHS = [8, 16, 32, 64]

@@ -28,7 +28,11 @@ import pandas as pd
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-from recur.core.chromium import CHROMIUM_FLAGS, chromium_path  # noqa: E402
+from recur.core.chromium import (  # noqa: E402
+    CELL_TRAINER_SCRIPTS,
+    CHROMIUM_FLAGS,
+    chromium_path,
+)
 from recur.core.hardest import skeptic_sums  # noqa: E402
 from recur.core.machine import write_machine_record  # noqa: E402
 from recur.core.seeds import BROWSER_SUMS, by_name  # noqa: E402
@@ -153,10 +157,8 @@ def main() -> None:
         page = browser.new_page()
         page.set_content("<html><body></body></html>")
         page.add_script_tag(content="function warning() {}")  # explorers.js's, unused
-        page.add_script_tag(path=str(SCRIPT.parent / "exact_math.js"))
-        page.add_script_tag(path=str(SCRIPT.parent / "train_kit.js"))
-        page.add_script_tag(path=str(SCRIPT.parent / "cell_model.js"))
-        page.add_script_tag(path=str(SCRIPT))
+        for name in CELL_TRAINER_SCRIPTS:
+            page.add_script_tag(path=str(SCRIPT.parent / name))
         settings = page.evaluate("OneMoreRound.train.HOLDING") if args.holding else {}
         seeds = list(range(first, last + 1))
         results = page.evaluate(DRIVER, [seeds, args.jobs, settings])

@@ -15,18 +15,11 @@ from torch import nn
 import recur.chapters.ch6_act_ut as ch6
 from conftest import ROOT
 from recur.chapters.ch6_check import ActCheck
+from recur.core.chromium import ACT_TRAINER_SCRIPTS
 from recur.training.config import TrainResult
 
 STATIC = ROOT / "book" / "_extra" / "_static"
-SCRIPTS = (
-    "exact_math.js",
-    "train_kit.js",
-    "act_tape.js",
-    "act_model.js",
-    "act_sums.js",
-    "act_check.js",
-    "act_train.js",
-)
+SCRIPTS = ACT_TRAINER_SCRIPTS
 
 # Scripted checks: seed -> {step: passes}, the score rising with the step unless given.
 PASSING_PARTS = (1.0, 1.0, 0.1, 0.01, 1.0, 0.01)  # ActCheck's fields after the step

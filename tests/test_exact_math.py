@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 
 from conftest import ROOT
 from recur.core import exact_math
+from recur.core.chromium import ACT_TRAINER_SCRIPTS, CELL_TRAINER_SCRIPTS
 
 STATIC = ROOT / "book" / "_extra" / "_static"
 SCRIPT = STATIC / "exact_math.js"
@@ -510,7 +511,7 @@ def _blank_page(browser, scripts: list[str]):
 def test_the_cell_trainers_worker_trains_as_the_page_does(browser):
     """The Web Worker made from the text of cellModel, cellTrainer, trainKit and
     exactMath: the same weights after a few steps as the page's own run."""
-    scripts = ["exact_math.js", "train_kit.js", "cell_model.js", "cell_train.js"]
+    scripts = list(CELL_TRAINER_SCRIPTS)
     page = _blank_page(browser, scripts)
     try:
         got = page.evaluate(CELL_WORKER_JS, 11)
@@ -522,18 +523,19 @@ def test_the_cell_trainers_worker_trains_as_the_page_does(browser):
 def test_the_act_trainers_helper_worker_computes_as_the_page_does(browser):
     """A gradient half computed by the Web Worker made from the scripts' text (and
     exactMath's) is the page's own, bit for bit."""
-    scripts = [
-        "exact_math.js",
-        "train_kit.js",
-        "act_tape.js",
-        "act_model.js",
-        "act_sums.js",
-        "act_check.js",
-        "act_train.js",
-    ]
-    page = _blank_page(browser, scripts)
+    page = _blank_page(browser, list(ACT_TRAINER_SCRIPTS))
     try:
         got = page.evaluate(ACT_WORKER_JS, 11)
     finally:
         page.close()
     assert got["same"] and math.isfinite(got["loss"]), got
+
+
+@pytest.mark.parametrize("scripts", [CELL_TRAINER_SCRIPTS, ACT_TRAINER_SCRIPTS])
+def test_a_trainers_scripts_load_in_the_pages_order(scripts):
+    """The lists the studies and tests load a trainer from name pages scripts that
+    the page loads, in its order (_config.yml's html_js_files)."""
+    config = (ROOT / "_config.yml").read_text()
+    loaded = re.search(r"html_js_files: \[(.*?)\]", config).group(1).split(", ")
+    assert set(scripts) <= set(loaded)
+    assert sorted(scripts, key=loaded.index) == list(scripts)

@@ -45,3 +45,15 @@ class QuietServer(ThreadingHTTPServer):
     def handle_error(self, request, client_address) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
+
+
+# The page's scripts each in-browser trainer needs, in the order the page loads them
+# (_config.yml's html_js_files), for a blank page or a study that runs a trainer alone.
+CELL_TRAINER_SCRIPTS = (
+    "exact_math.js",
+    "train_kit.js",
+    "cell_model.js",
+    "cell_train.js",
+)
+ACT_TRAINER_SCRIPTS = ("exact_math.js", "train_kit.js", "act_tape.js", "act_model.js",
+                       "act_sums.js", "act_check.js", "act_train.js")  # fmt: skip
