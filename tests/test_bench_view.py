@@ -16,9 +16,11 @@ LABELLED = {  # name: (section, label), written by hand
         "Chapter 6", "exact on 64-bit long chains, worst seed"),
     "act_ut_exact_64bit": ("Chapter 6", "exact on random 64-bit sums, worst seed"),
     "deq_peak_mib_unrolled_36_max": (
-        "Chapter 7", "peak memory, unrolled, 36 rounds, max"),
+        "Chapter 7", "peak memory, unrolled, 36 iterations, max"),
     "chapter_seconds_06_act_ut": ("Executing the book", "Chapter 6"),
     "chapter_seconds_ending": ("Executing the book", "the closing page"),
+    "attention_masked_over_banded_4096_cpu": (
+        "One round of attention", "masked / banded attention time, n = 4,096, cpu"),
     "something_new": ("Other", "something_new"),
 }  # fmt: skip
 
@@ -53,6 +55,16 @@ def test_sections_come_in_chapter_order_with_unknowns_last():
     assert list(sections) == ["Chapter 1", "Chapter 7", "Other"]
     row = sections["Chapter 7"].loc["the DEQ cell, exact on random 1,024-bit sums"]
     assert row.tolist() == ["100.0%", "of 200 sums"]
+
+
+def test_sections_shown_elsewhere_get_no_table():
+    bench = pd.DataFrame(
+        [["chapter_seconds_06_act_ut", 40.0, "s"],
+         ["attention_masked_over_banded_1024_cpu", 2.0, "time ratio"],
+         ["deq_exact_1024bit", 1.0, "fraction of 200 sums"]],
+        columns=["name", "value", "unit"],
+    )  # fmt: skip
+    assert list(bench_sections(bench)) == ["Chapter 7"]  # a figure, and a section
 
 
 def test_page_title_by_hand(tmp_path):

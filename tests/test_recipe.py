@@ -271,12 +271,13 @@ def test_short_of_the_bar_words_by_hand():
     )
     one = short_of_the_bar_words(table({"A": 19, "B": 18, "C": 20}), names)
     assert one.startswith(
-        "The live training of B met its chapter's result for fewer than 19 of 20 seeds"
+        "Of the live trainings whose result a chapter states, B met its chapter's "
+        "result for fewer than 19 of 20 seeds"
     )
     three = short_of_the_bar_words(table({"A": 0, "B": 18, "C": 10}), names)
     assert three.startswith(
-        "The live trainings of A, B and C met their chapters' results for fewer than "
-        "19 of 20 seeds (the table above counts them)."
+        "Of the live trainings whose result a chapter states, A, B and C met their "
+        "chapters' results for fewer than 19 of 20 seeds (the table above counts them)."
     )
 
 
@@ -355,7 +356,7 @@ def _study(runs: dict) -> pd.DataFrame:
 def test_robust_words_by_hand():
     assert (
         seed_study.robust_words(20, 20)
-        == "meets the book's bar of at least 19 seeds in 20"
+        == "meets the book's rule of at least 19 seeds in 20"
     )
     assert seed_study.robust_words(19, 20).startswith("meets")
     assert seed_study.robust_words(20, 20).startswith("meets")
@@ -504,8 +505,8 @@ def test_the_live_study_on_two_kinds_of_cpu_by_hand():
     # seed 0's value changed for both; seed 18 of a no longer met the bar
     assert changes == {"changed": 3, "n": 40, "moved": {a: (19, 18)}, "crossed": [a]}
     assert cpu_words(changes) == (
-        f"The count of seeds that met the bar moved (19 to 18 for {a}); {a} crossed "
-        "the book's bar of 19 seeds in 20."
+        f"The count of seeds that met the bar moved (19 to 18 for {a}); {a} moved "
+        "across the book's rule of 19 seeds in 20."
     )
     same = cpu_changes(here, here.assign(**{"train seconds": 1.0}))
     assert same == {"changed": 0, "n": 40, "moved": {}, "crossed": []}

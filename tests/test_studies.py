@@ -119,29 +119,6 @@ def test_page_counts_by_hand():
                       "library_sums": 50}  # fmt: skip
 
 
-def test_page_beside_library_reads_both_tables():
-    import pandas as pd
-
-    from recur.studies.live import CHAPTER2_CELL, page_beside_library
-
-    runs = pd.DataFrame(
-        {
-            "seed": [0, 1],
-            "passed": [True, False],
-            "exact at 1024 bits": [1.0, 1.0],
-            "seconds": [10.0, 30.0],
-        }
-    )
-    live = pd.DataFrame({"model": [CHAPTER2_CELL.name] * 3,
-                         "reached 100%": [True, True, False],
-                         "success": [True, False, False],
-                         "train seconds": [1.0, 2.0, 9.0],
-                         "exact at 8 bits": [1.0, 1.0, 0.5]})  # fmt: skip
-    table = page_beside_library(runs, live)
-    assert table["in the browser"].tolist() == [2, 1, 1, 20]
-    assert table["the library"].tolist() == [3, 2, 1, 2]
-
-
 def _same_weights(a, b) -> bool:
     pairs = zip(a.state_dict().values(), b.state_dict().values(), strict=True)
     return all(torch.equal(x, y) for x, y in pairs)

@@ -197,7 +197,13 @@ def long_chain_batch(
     return concat_batches(*parts)
 
 
+def width_plus_one(n_bits: int) -> int:
+    """The rounds a fixed-round model runs on n-bit sums: n + 1, enough for a carry
+    to cross every bit and reach the carry out."""
+    return n_bits + 1
+
+
 def twice_width_plus_one(n_bits: int) -> int:
     """The test-time cap for n-bit sums, twice the rounds a fixed-round cell runs:
     2 (n + 1) ACT steps or solver iterations."""
-    return 2 * (n_bits + 1)
+    return 2 * width_plus_one(n_bits)

@@ -24,6 +24,8 @@ from recur.models.cell import (
 )
 from recur.models.fixedpoint import Solve, fixed_point
 
+SOLVER_TOL = 1e-3  # the solver stops when the state changes by less than this share
+
 
 class EquilibriumCell(RoundModel):
     """The injected :class:`LocalCell`, read out at its fixed point.
@@ -40,7 +42,7 @@ class EquilibriumCell(RoundModel):
         self,
         d_state: int = 16,
         d_hidden: int = 32,
-        tol: float = 1e-3,
+        tol: float = SOLVER_TOL,
         method: str = "iteration",
         implicit: bool = True,
         snap: bool = False,

@@ -16,11 +16,13 @@ from recur.chapters.ch2_shared_update import (
     train_holding_cell,
 )
 from recur.chapters.ch2_skeptic import fade_words
+from recur.core.carry import chain_growth
 from recur.core.intervals import interval_text
 from recur.models.cell import LocalCell, n_parameters
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies.live import (
     CHAPTER2_CELL,
+    WIDE_BITS,
     WIDE_SUMS,
     live_seed_values,
     page_counts,
@@ -39,11 +41,15 @@ ENDS = ("every sum of every chain length is", "{} of the sums of each are")
 def code_values(bench="data/bench.jsonl") -> dict:
     """What the page states from the code: its running time (``make bench``), the
     cell's parameters, the rounds its check runs the held-out pairs through, the most
-    runs its procedure makes (``train_cell``'s ``max_attempts``) and the explorer's
+    runs its procedure makes (``train_cell``'s ``max_attempts``), the mean longest
+    chain of random 1,024-bit sums (as Chapter 1 measures it) and the explorer's
     limits (in the browser, in Jupyter)."""
     attempts = inspect.signature(train_cell).parameters["max_attempts"].default
+    widths = [2**k for k in range(1, 11)]  # Chapter 1's widths up to 1,024, its sums
+    wide = chain_growth(widths, n_pairs=4000, seed=0).stats.loc[WIDE_BITS, "mean"]
     return {
         "cell_attempts": attempts,
+        "chain_wide_mean": f"{wide:.0f}",
         "run_time": chapter_time("02_shared_update", bench),
         "n_params": n_parameters(LocalCell()),
         "stay_rounds": STAY_ROUNDS,
@@ -58,7 +64,7 @@ def study_values(data="data") -> dict:
     the seeds trained in the browser (``browser_cell_seeds.csv``, ``page_train_``)
     and twenty more that no choice was made on (``browser_cell_seeds_new.csv``,
     ``page_new_``, with the interval of its count and whether those that added the
-    wide sums meet the book's bar), and the holding recipe trained in
+    wide sums meet the book's rule), and the holding recipe trained in
     the page (``browser_cell_holding.csv``, ``page_hold_``)."""
     read = partial(read_table, data)  # read("live_seeds"): data/live_seeds.csv
     seeds = live_seed_values(read("live_seeds"), CHAPTER2_CELL) | {"sums": WIDE_SUMS}

@@ -37,7 +37,7 @@ def code_values(bench="data/bench.jsonl") -> dict:
 
 def study_values(data="data") -> dict:
     """The local UT's live-seed study (``live_seeds.csv``): its counts, the share of
-    8-bit sums it is asked for and whether its count meets the book's bar
+    8-bit sums it is asked for and whether its count meets the book's rule
     (``seeds_ut_``)."""
     counts = live_counts(read_table(data, "live_seeds"), CHAPTER4_LOCAL_UT)
     counts |= {"bar": UT_EXACT, "verdict": robust_words(counts["met"], counts["n"])}
@@ -93,6 +93,26 @@ def example_values(example: pd.DataFrame, names: dict) -> dict:
     right."""
     first = first_right_round(example)
     return {"ex4_words": example_words(first, *names)}
+
+
+def wider_values(wider: pd.DataFrame, trained_bits: int = 8) -> dict:
+    """From the page's ``exact_by_width`` table of the local UT (random sums, n + 1
+    rounds): the share right at each width past the trained one (``wide4_``) and words
+    that follow from them (``wide4_words``)."""
+    past = wider.loc[wider.index > trained_bits, "exact"]
+    if past.empty:
+        raise ValueError(f"no width past the trained {trained_bits} bits")
+    shares = " and ".join(
+        f"{percent_text(x)} of the {n}-bit sums" for n, x in past.items()
+    )
+    if past.min() >= UT_EXACT:
+        words = f"It adds wider sums too: it is right on {shares}."
+    else:
+        words = (
+            "Past the width it was trained on, more rounds do not make it right: "
+            f"it is right on {shares}."
+        )
+    return {"wide4_words": words} | {f"wide4_{n}": x for n, x in past.items()}
 
 
 def params_values(params: dict, local) -> dict:
@@ -196,7 +216,7 @@ def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> di
     against the rule's (``rule``): ``early``, whether it beats the rule after rounds 2
     and 3 (``shows`` and ``early``); whether it reaches ``bar`` after any round
     (``exact``, with its share after round ``trained``, the last its loss read, and
-    ``reach``, with where it ended if it fell back)."""
+    after the last round; ``reach``, with where it ended if it fell back)."""
     beats = [r for r in (2, 3) if full[r] > rule[r] + SAME]  # rounds it is ahead
     ahead = len(beats) == 2
     reached = full.index[(full >= bar).to_numpy()]
@@ -212,7 +232,7 @@ def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> di
         "shows": _shows_words(beats),
         "early": _early_words(beats),
         "exact": f"{exact} ({percent_text(full[trained])} after round {trained}, the "
-        "last it was trained on)",
+        f"last it was trained on, and {percent_text(full[last])} after round {last})",
         "reach": _reach_words(full, bar, reached),
     }
 

@@ -29,6 +29,7 @@ from recur.core.hardest import hardest_sums
 from recur.core.intervals import interval_range, interval_text
 from recur.models.act import ACT_TARGET
 from recur.pages.glue import plain, prefixed, read_table
+from recur.pages.machines import pins_note
 from recur.studies import hardest_study as hs
 from recur.studies import seed_study as ss
 from recur.training.ut_recipe import FIRST_ACT
@@ -293,6 +294,7 @@ def study_values(data="data") -> dict:
     values |= hundred_wide_values(read("act_hundred_wide"))
     values |= restart_values(read("act_third_run_rows"))
     values |= wide_values(read("act_wide")) | browser_values(read("browser_act_seeds"))
+    values["hundred_pins_words"] = pins_note(data, "act_hundred", "The hundred seeds")
     return {key: plain(value) for key, value in values.items()}
 
 
@@ -310,11 +312,8 @@ def long_chain_words(alone: int, with_chains: int, runs: int) -> str:
             "so few runs cannot tell the two apart, and the quarter rests on "
             "the argument."
         )
-    return said + (
-        "the long chains helped."
-        if with_chains > alone
-        else "the long chains did not help."
-    )
+    helped = "helped" if with_chains > alone else "did not help"
+    return said + f"the long chains {helped}."
 
 
 def ramp_words(full: int, ramped: int, runs: int) -> str:

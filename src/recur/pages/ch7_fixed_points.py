@@ -9,7 +9,12 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from recur.chapters.ch7_fixed_points import PAPER_MEMORY_SAVING, seeds_above
+from recur.chapters.ch7_fixed_points import (
+    DEQ_CHECK_CAP,
+    DEQ_TRAINING,
+    PAPER_MEMORY_SAVING,
+    seeds_above,
+)
 from recur.chapters.ch7_pondernet import (
     RANKED,
     ponder_settings,
@@ -21,8 +26,11 @@ from recur.chapters.ch7_pondernet import (
 )
 from recur.core.carry import RUNNING_EXAMPLE, parallel_add
 from recur.core.tasks import twice_width_plus_one
+from recur.models.deq import SOLVER_TOL
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies import live as lt
+from recur.training.config import TrainConfig
+from recur.training.loop import SCREEN_PAIRS
 from recur.views.bench_view import chapter_time
 from recur.views.explorers import PAGE_MAX_BITS
 from recur.views.text import more_word, small_number
@@ -38,14 +46,25 @@ LOOPS = {"injected": "the injected cell", "uninjected": "the cell without inject
 
 def code_values(bench="data/bench.jsonl") -> dict:
     """What the page states from the code: the running time (``make bench``), the
-    round at which the running example's carries settle, the explorer's limit,
-    PonderNet's settings (``pn_set_``) and the memory saving the DEQ paper reports."""
+    round at which the running example's carries settle, the explorer's limit, the DEQ
+    cell's training (``deq_set_``), PonderNet's settings (``pn_set_``) and the memory
+    saving the DEQ paper reports."""
     trace = parallel_add(*RUNNING_EXAMPLE, n_rounds=6)
     values = {"run_time": chapter_time("07_fixed_points", bench),
               "fp_settle": trace.rounds_to_settle,
               "try_bits": PAGE_MAX_BITS["deq"]}  # fmt: skip
+    values |= prefixed("deq_set", deq_settings())
     values |= prefixed("pn_set", ponder_settings())
     return values | {"mem_paper_saving": PAPER_MEMORY_SAVING}  # quoted, not measured
+
+
+def deq_settings() -> dict:
+    """The DEQ cell's solver and training as the page states them: its tolerance, its
+    solver cap in training and in the check, the held-out pairs the check tries first
+    and the steps a run may take."""
+    return {"tol": small_number(SOLVER_TOL), "cap": DEQ_TRAINING["n_rounds"],
+            "check_cap": DEQ_CHECK_CAP, "screen": SCREEN_PAIRS,
+            "max_steps": TrainConfig().n_steps}  # fmt: skip
 
 
 def deq_seed_values(seeds: pd.DataFrame, one_run: pd.DataFrame) -> dict:
@@ -126,7 +145,8 @@ def widths_values(widths: pd.DataFrame, sizes: dict) -> dict:
 def iterations_values(iterations: pd.DataFrame) -> dict:
     """From the page's ``iterations_by_chain`` table: plain iteration's growth with the
     chain (``it_slope``, ``it_words``), both solvers at a chain of 32 and how
-    Anderson's solve ended there, and the shares right (``it_``)."""
+    Anderson's solve ended there, the chain lengths at which Anderson needed more
+    iterations than plain iteration, and the shares right (``it_``)."""
     it = iterations.pivot(index="longest chain", columns="method")
     plain_it, anderson = it["iterations"]["iteration"], it["iterations"]["anderson"]
     values = iterations_words(plain_it)
@@ -135,6 +155,8 @@ def iterations_values(iterations: pd.DataFrame) -> dict:
     values["plain_exact_min"] = it["exact"]["iteration"].min()
     converged = it["converged"]["anderson"][CHAIN]
     values["anderson_words"] = solve_words(anderson[CHAIN], converged)
+    values["anderson_more"] = int((anderson > plain_it).sum())  # chain lengths
+    values["lengths"] = len(it)
     return prefixed("it", values)
 
 

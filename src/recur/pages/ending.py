@@ -15,6 +15,7 @@ from recur.core.intervals import CONFIDENCE, interval_range
 from recur.core.tasks import random_batch, twice_width_plus_one
 from recur.models.cell import LocalCell, n_parameters
 from recur.pages.glue import plain, prefixed, read_table
+from recur.pages.machines import pins_note
 from recur.studies import live as lt
 from recur.studies.hardest_study import hardest_by_width, hardest_counts
 from recur.studies.seed_study import (
@@ -95,7 +96,8 @@ def seed_values(seeds: pd.DataFrame, every: pd.DataFrame) -> dict:
     """Chapter 6's twenty seeds (``act_seeds.csv``): the seeds that met the bar, with
     words, the rates the count does not rule out and the seeds that also add the waits
     without a carry (``end_seeds_``); the same in other rounding (``act_seeds_every``,
-    ``end_every_``); and the hardest sums (``end_hard_``)."""
+    ``end_every_``); and the hardest sums, with words for their count
+    (``end_hard_``)."""
     counts = seed_counts(seeds, "BOOK_ACT")
     met, n = counts["met"], counts["n"]
     counts |= {"words": robust_words(met, n), "waits": waits_counts(seeds)["BOOK_ACT"]}
@@ -103,7 +105,9 @@ def seed_values(seeds: pd.DataFrame, every: pd.DataFrame) -> dict:
     other = seed_counts(every, "BOOK_ACT")  # the same training, other rounding
     other["words"] = robust_words(other["met"], other["n"])
     values |= prefixed("end_every", other)
-    return values | prefixed("end_hard", hardest_counts(seeds))
+    hard = hardest_counts(seeds)
+    hard["words"] = robust_words(hard["met"], hard["n"])
+    return values | prefixed("end_hard", hard)
 
 
 def positions_values(positions: pd.DataFrame) -> dict:
@@ -176,4 +180,5 @@ def page_values(data="data") -> dict:
     values |= live_values(live) | inj_values(live) | settle_values(read("ch7_settle"))
     values |= wide_values(read("act_wide"))
     values |= prefixed("end_hard_hundred", hardest_counts(read("act_hundred")))
+    values["end_hundred_pins"] = pins_note(data, "act_hundred", "Those hundred seeds")
     return {key: plain(value) for key, value in values.items()}

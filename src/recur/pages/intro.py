@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from recur.core.bars import HARDEST_PAST
+from recur.core.bars import HARDEST_PAST, ROBUST
 from recur.models.cell import LocalCell
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies.hardest_study import hardest_counts
@@ -43,4 +43,20 @@ def study_values(data="data") -> dict:
               "hard_n": hard["n"]}  # fmt: skip
     hundred = hardest_counts(read("act_hundred"))
     values |= {"hard_hundred_met": hundred["met"], "hard_hundred_n": hundred["n"]}
+    values |= hardest_words(hard["met"], hard["n"])
     return {key: plain(value) for key, value in prefixed("intro", values).items()}
+
+
+def hardest_words(met: int, n: int) -> dict:
+    """The sentence on Chapter 6's hardest sums, for "Where it works" when ``met`` of
+    ``n`` seeds meets the book's rule (``hard_works``), else for "Where it breaks"
+    (``hard_breaks``); the other is empty."""
+    needed, out_of = ROBUST
+    sums = (
+        "On Chapter 6's hardest sums of each width up to 64 bits, such as 11…1 + 1, "
+        "the Transformer is right and on time (no position halting more than "
+        f"{HARDEST_PAST} round after its carry could be known) for"
+    )
+    if met * out_of >= needed * n:
+        return {"hard_works": f"{sums} {met} of {n} seeds.", "hard_breaks": ""}
+    return {"hard_works": "", "hard_breaks": f"{sums} only {met} of {n} seeds."}

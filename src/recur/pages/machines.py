@@ -4,21 +4,25 @@ the pins beside their last run without them (``unpinned/``)."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pandas as pd
 
-from recur.core.machine import read_machine_records
+from recur.core.machine import read_machine_records, sidecar_path
 from recur.core.numerics import PINS
 from recur.pages.glue import prefixed, read_table
 from recur.studies import methods as studies
 
-# Chapter 6's six small studies, the live trainings' one-run study and Chapter 7's three
-# tables: rerun with the pins, their last unpinned tables kept in unpinned/
+# Chapter 6's studies but its hundred seeds, the live trainings' studies and Chapter 7's
+# three tables: rerun with the pins, their last unpinned tables kept in unpinned/
 PINNED_RERUNS = tuple(
     f"act_{name}"
-    for name in ("tau", "warmup", "positions", "length", "recipe", "waiting")
-)
+    for name in ("tau", "warmup", "positions", "length", "recipe", "waiting", "seeds",
+                 "seeds_every", "wide", "third_run_rows", "third_run_every", "give_up",
+                 "pairs")
+)  # fmt: skip
 PINNED_RERUNS += ("live_seeds", "live_seeds_first_100", "ch7_length", "ch7_distance",
                   "ch7_settle")  # fmt: skip
 BEFORE = "unpinned"  # the folder of data/ with their last unpinned tables
@@ -171,3 +175,13 @@ def machine_values(data="data") -> dict:
             "other_cpu": cpu_name(by_table["other_cpu/live_seeds.csv"]["cpu"]),
         },
     )
+
+
+def pins_note(data, table: str, who: str) -> str:
+    """A sentence for a table trained without the pinned numerics (its machine
+    record says so), or nothing: what the page says of ``who``'s training."""
+    record = json.loads(sidecar_path(Path(data) / f"{table}.csv").read_text())
+    if record["pinned"]:
+        return ""
+    cpu = cpu_name(record["cpu"])
+    return f"{who} were trained before the CPU's numerics were pinned, on an {cpu}."

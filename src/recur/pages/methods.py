@@ -32,7 +32,7 @@ FRESH = {"c3": live.CHAPTER3_INJECTED, "c4": live.CHAPTER4_LOCAL_UT,
 
 
 def robust_values() -> dict:
-    """The book's bar for a result (:data:`ROBUST`), the rates its counts do not rule
+    """The book's rule for a result (:data:`ROBUST`), the rates its counts do not rule
     out, and how often a procedure that meets it could still fail every seed
     (``robust_fail``, ``robust_one_in``)."""
     needed, out_of = ROBUST

@@ -15,7 +15,6 @@ from recur.core.machine import sidecar_path
 from recur.core.seeds import by_name
 from recur.pages.glue import plain, prefixed
 from recur.pages.machines import cpu_name
-from recur.studies.live import page_counts
 from recur.training.config import TrainConfig
 from recur.training.ut_recipe import UT_SIZE
 from recur.views.bench_view import (
@@ -71,16 +70,6 @@ def act_ut_words(quoted: pd.Series, n_seeds: int) -> str:
             "catch.")  # fmt: skip
 
 
-def browser_values(runs: pd.DataFrame) -> dict:
-    """The seeds trained in the browser (``browser_cell_seeds.csv``): their counts
-    (:func:`page_counts`), the fastest seed's seconds and the least and most share of
-    1,024-bit sums right of the cells that passed the check (``browser_``)."""
-    exact = runs.loc[runs["passed"].astype(bool), "exact at 1024 bits"]
-    spread = {"fastest": runs["seconds"].min(), "exact_min": exact.min(),
-              "exact_max": exact.max()}  # fmt: skip
-    return prefixed("browser", page_counts(runs) | spread)
-
-
 def gpu_values(gpu_machine: dict, devices: pd.DataFrame) -> dict:
     """From the last GPU run (``bench_gpu.jsonl``'s machine, a :func:`device_table`
     of ``bench_devices_gpu.csv``): its GPU, the smallest batch measured and Chapter 2's
@@ -101,7 +90,8 @@ def gpu_values(gpu_machine: dict, devices: pd.DataFrame) -> dict:
 
 
 def gpu_check_values(checks: list[dict], book=".") -> dict:
-    """From ``gpu_check.jsonl``'s records: the unit tests' counts (``gpu_tests``) and
+    """From ``gpu_check.jsonl``'s records: the unit tests' counts (``gpu_tests``), the
+    pages that stopped with an error (``gpu_errors_words``) and
     :func:`gpu_check_summary` (``gpu_``), naming the pages by their titles (the
     notebooks in ``book``)."""
     stems = [check["chapter"] for check in checks if "chapter" in check]
@@ -114,8 +104,17 @@ def gpu_check_values(checks: list[dict], book=".") -> dict:
         "gpu_tests_failed": failed_words(tests),
         "gpu_check_date": header.get("date", "an unrecorded date"),
         "gpu_check_torch": header.get("torch", "an unrecorded torch"),
+        "gpu_errors_words": error_words(checks, titles),
     }
     return values | prefixed("gpu", gpu_check_summary(checks, titles))
+
+
+def error_words(checks: list[dict], titles: dict) -> str:
+    """Whether every page of a GPU check ran without an error, or which did not."""
+    failed = [titles[c["chapter"]] for c in checks if "chapter" in c and c.get("error")]
+    if not failed:
+        return "every page ran without an error"
+    return f"{', '.join(failed)} stopped with an error"
 
 
 def failed_words(tests: dict) -> str:
@@ -150,7 +149,6 @@ def page_values(data="data", book=".") -> dict:
     """Every value the page glues, from the files in ``data`` (``book/data``)."""
     data = Path(data)
     values = bench_values(*read_bench(data / "bench.jsonl"))
-    values |= browser_values(pd.read_csv(data / "browser_cell_seeds.csv"))
     devices = device_table(pd.read_csv(data / "bench_devices_gpu.csv"))
     values |= gpu_values(read_bench(data / "bench_gpu.jsonl")[0], devices)
     lines = (data / "gpu_check.jsonl").read_text().splitlines()

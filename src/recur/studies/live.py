@@ -303,23 +303,6 @@ def page_counts(runs: pd.DataFrame) -> dict:
     }
 
 
-def page_beside_library(runs: pd.DataFrame, live: pd.DataFrame) -> pd.DataFrame:
-    """The Performance page's table: :func:`page_counts` of the page's twenty seeds
-    beside :func:`live_counts` of the library's Chapter 2 cell."""
-    page, library = page_counts(runs), live_counts(live, CHAPTER2_CELL)
-    rows = {
-        "seeds": (page["n"], library["n"]),
-        "passed the check": (page["passed"], library["reached"]),
-        f"then right on 1,024-bit sums (page: {PAGE_WIDE_EXACT:.0%} of "
-        f"{PAGE_WIDE_SUMS}; library: all of {WIDE_SUMS})": (
-            page["wide"],
-            library["met"],
-        ),
-        "median seconds": (round(page["median"]), round(library["median"])),
-    }
-    return pd.DataFrame(rows, index=["in the browser", "the library"]).T
-
-
 SEEDS_NEEDED = ROBUST[0]  # of ROBUST[1]: how often a result the book states must hold
 # PonderNet's row counts a shortcoming, not a result
 RESULTS = tuple(t for t in LIVE if t.states_result)
@@ -338,12 +321,11 @@ def short_of_the_bar_words(table: pd.DataFrame, trainings=RESULTS) -> str:
             f"{SEEDS_NEEDED} of {n} seeds."
         )
     listed = short[0] if len(short) == 1 else f"{', '.join(short[:-1])} and {short[-1]}"
-    what = "training of" if len(short) == 1 else "trainings of"
     whose = "its chapter's result" if len(short) == 1 else "their chapters' results"
     return (
-        f"The live {what} {listed} met {whose} for fewer than {SEEDS_NEEDED} of {n} "
-        "seeds (the table above counts them). Why some seeds fail where others work, "
-        "we measured only in part."
+        f"Of the live trainings whose result a chapter states, {listed} met {whose} "
+        f"for fewer than {SEEDS_NEEDED} of {n} seeds (the table above counts them). "
+        "Why some seeds fail where others work, we measured only in part."
     )
 
 
@@ -361,7 +343,7 @@ def live_seed_values(table: pd.DataFrame, training: LiveTraining) -> dict:
     """For the page, ``training``'s runs in a table of the live studies: the counts of
     :func:`live_counts`, how many added every test sum
     (:func:`added_every_sum`, ``added``) and whether the count of runs that did both
-    meets the book's bar (``verdict``)."""
+    meets the book's rule (``verdict``)."""
     counts = live_counts(table, training)
     counts |= {"added": added_every_sum(table, training)}
     return counts | {"verdict": robust_words(counts["met"], counts["n"])}

@@ -231,17 +231,17 @@ def cpu_changes(here: pd.DataFrame, there: pd.DataFrame) -> dict:
 def cpu_words(changes: dict) -> str:
     """What a page may say of :func:`cpu_changes`, after a sentence that gives the rows
     that changed: whose counts of seeds moved, and whether a stated result crossed the
-    book's bar."""
+    book's rule."""
     moved = [f"{x} to {y} for {name}" for name, (x, y) in changes["moved"].items()]
     if not moved:
         return "No count of seeds that met the bar moved."
     listed = moved[0] if len(moved) == 1 else f"{', '.join(moved[:-1])} and {moved[-1]}"
     crossed = changes["crossed"]
-    bar = f"the book's bar of {SEEDS_NEEDED} seeds in {ROBUST[1]}"
+    bar = f"the book's rule of {SEEDS_NEEDED} seeds in {ROBUST[1]}"
     verdict = (
-        f"no result a chapter states crossed {bar}"
+        f"no result a chapter states moved across {bar}"
         if not crossed
-        else f"{' and '.join(crossed)} crossed {bar}"
+        else f"{' and '.join(crossed)} moved across {bar}"
     )
     counts = "count" if len(moved) == 1 else "counts"
     return f"The {counts} of seeds that met the bar moved ({listed}); {verdict}."

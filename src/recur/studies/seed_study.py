@@ -209,14 +209,14 @@ def seed_runs(
 
 
 def robust_words(met: int, n: int) -> str:
-    """Whether ``met`` of ``n`` seeds meets this book's bar for a result
+    """Whether ``met`` of ``n`` seeds meets this book's rule for a result
     (:data:`ROBUST`), as words for a page that states the count itself: "meets the
-    book's bar of at least 19 seeds in 20"."""
+    book's rule of at least 19 seeds in 20" (each seed passing its chapter's bar)."""
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     needed, out_of = ROBUST
     verdict = "meets" if met * out_of >= needed * n else "falls short of"
-    return f"{verdict} the book's bar of at least {needed} seeds in {out_of}"
+    return f"{verdict} the book's rule of at least {needed} seeds in {out_of}"
 
 
 def count_range(*counts: int) -> str:

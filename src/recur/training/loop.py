@@ -72,15 +72,20 @@ def _draw_rounds(cfg: TrainConfig, gen: torch.Generator) -> int:
     return int(torch.randint(cfg.rounds(), cfg.max_rounds + 1, (1,), generator=gen))
 
 
+SCREEN_PAIRS = 1000  # held-out pairs measured first, before the whole set
+
+
 def _heldout_exact(
     model: nn.Module, heldout: AdditionBatch, n_rounds: int, screen: float | None
 ) -> tuple[float, int]:
-    """Held-out exact match and the number of pairs it was measured on. The first 1,000
-    pairs are a quick screen; once they reach ``screen`` (``None``: always), every
-    held-out pair is measured, so a run stops on, and reports, the whole set."""
-    exact = float(evaluate(model, heldout.part(0, 1000), n_rounds).exact[-1])
-    n_pairs = min(1000, len(heldout))
-    if len(heldout) > 1000 and (screen is None or exact >= screen):
+    """Held-out exact match and the number of pairs it was measured on. The first
+    :data:`SCREEN_PAIRS` pairs are a quick screen; once they reach ``screen``
+    (``None``: always), every held-out pair is measured, so a run stops on, and
+    reports, the whole set."""
+    screened = heldout.part(0, SCREEN_PAIRS)
+    exact = float(evaluate(model, screened, n_rounds).exact[-1])
+    n_pairs = min(SCREEN_PAIRS, len(heldout))
+    if len(heldout) > SCREEN_PAIRS and (screen is None or exact >= screen):
         exact = float(evaluate(model, heldout, n_rounds).exact[-1])
         n_pairs = len(heldout)
     return exact, n_pairs

@@ -91,9 +91,9 @@ LABELS = {
     "Chapter 2": [
         (
             r"shared_seconds_to_pass_8bit",
-            "training the cell until it passes its check (median of 3 seeds)",
+            "the chapter's training, to a passed check (median of 3 seeds)",
         ),
-        (r"shared_runs_not_passing", "seeds whose cell passed no check"),
+        (r"shared_runs_not_passing", "seeds whose training never passed its check"),
         (r"shared_restarted", "seeds whose training restarted"),
         (r"shared_exact_match_(\d+)bit", "the cell, exact on random {0}-bit sums"),
         (
@@ -119,10 +119,16 @@ LABELS = {
         ),
     ],
     "CPU numerics": [
-        (r"pins_cell_seconds_pinned", "Chapter 2's cell, 300 steps, numerics pinned"),
+        (
+            r"pins_cell_seconds_pinned",
+            "Chapter 2's cell, 300 steps after warm-up, pinned",
+        ),
         (r"pins_cell_seconds_unpinned", "the same, the CPU's own kernels"),
         (r"pins_slowdown_cell", "Chapter 2's cell: pinned time / the CPU's own"),
-        (r"pins_act_ut_seconds_pinned", "Chapter 6's model, 100 steps, pinned"),
+        (
+            r"pins_act_ut_seconds_pinned",
+            "Chapter 6's model, 100 steps after warm-up, pinned",
+        ),
         (r"pins_act_ut_seconds_unpinned", "the same, the CPU's own kernels"),
         (r"pins_slowdown_act_ut", "Chapter 6's model: pinned time / the CPU's own"),
     ],
@@ -136,21 +142,21 @@ LABELS = {
         (r"act_ut_seeds_ok", "runs that met the chapter's bar"),
         (
             r"two_slots_seconds_per_100_steps$",
-            "100 training steps, window-of-one attention",
+            "first 100 training steps with set-up, window-of-one attention",
         ),
         (
             r"two_slots_seconds_per_100_steps_unfolded",
-            "100 training steps, general (unfolded) attention",
+            "first 100 training steps with set-up, general (unfolded) attention",
         ),
         (r"two_slots_over_unfolded", "time ratio, window of one / general"),
         (r"two_slots_same_weights", "same weights bit for bit (1 = yes)"),
         (
             r"rows_only_seconds_per_step_every_sum",
-            "a training step after 600, every sum stepped",
+            "one training step after 600, every sum stepped",
         ),
         (
             r"rows_only_seconds_per_step_running_sums",
-            "a training step after 600, unhalted sums only",
+            "one training step after 600, unhalted sums only",
         ),
         (r"rows_only_over_every_sum", "time ratio, unhalted sums only / every sum"),
         (r"act_ut_training_seconds$", "training time, median"),
@@ -169,10 +175,16 @@ LABELS = {
             "training the DEQ cell until it passes its check",
         ),
         (r"deq_exact_(\d+)bit", "the DEQ cell, exact on random {0}-bit sums"),
-        (r"deq_memory_4x_over_1x_(\w+)", "bytes kept, 4x the rounds / 1x, {0}"),
-        (r"deq_peak_mib_(\w+)_(\d+)_(min|max)", "peak memory, {0}, {1} rounds, {2}"),
-        (r"deq_peak_mib_(\w+)_(\d+)$", "peak memory, {0}, {1} rounds"),
-        (r"deq_peak_4x_over_1x_(\w+)", "peak memory, 4x the rounds / 1x, {0}"),
+        (r"deq_memory_4x_over_1x_(\w+)", "bytes kept, 4x the iterations / 1x, {0}"),
+        (
+            r"deq_peak_mib_(\w+)_(\d+)_(min|max)",
+            "peak memory, {0}, {1} iterations, {2}",
+        ),
+        (r"deq_peak_mib_(\w+)_(\d+)$", "peak memory, {0}, {1} iterations"),
+        (r"deq_peak_4x_over_1x_(\w+)", "peak memory, 4x the iterations / 1x, {0}"),
+    ],
+    # the section "One round of attention" shows these, from attention_costs.csv
+    "One round of attention": [
         (
             r"attention_masked_over_banded_(\d+)_(\w+)",
             "masked / banded attention time, n = {0}, {1}",
@@ -181,11 +193,11 @@ LABELS = {
     "Training steps by batch size": [
         (
             r"shared_seconds_per_100_steps_b(\d+)_(\w+)",
-            "Chapter 2's cell, 100 steps, batch {0}, {1}",
+            "Chapter 2's cell, fresh, 100 steps, batch {0}, {1}",
         ),
         (
             r"act_ut_seconds_per_100_steps_b(\d+)_(\w+)",
-            "Chapter 6's model, 100 steps, batch {0}, {1}",
+            "Chapter 6's model, fresh, 100 steps, batch {0}, {1}",
         ),
     ],
     "Executing the book": [
@@ -196,6 +208,10 @@ LABELS = {
         (r"chapter_seconds_(\w+)", "{0}"),
     ],
 }
+
+
+# sections the Performance page shows elsewhere: as a figure, or with their own table
+SHOWN_ELSEWHERE = ("One round of attention", "Executing the book")
 
 
 def label_of(name: str) -> tuple[str, str]:
@@ -248,8 +264,9 @@ def _figures(value: float) -> str:
 
 
 def bench_sections(bench: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """One table per section (chapters in order, then the book's execution, then any
-    other), each with the measurement's label, its value and its unit."""
+    """One table per section (chapters in order, then any other), each with the
+    measurement's label, its value and its unit; the sections of
+    :data:`SHOWN_ELSEWHERE` are left out."""
     rows = []
     for name, value, unit in bench[["name", "value", "unit"]].itertuples(index=False):
         section, label = label_of(name)
@@ -258,7 +275,9 @@ def bench_sections(bench: pd.DataFrame) -> dict[str, pd.DataFrame]:
             shown_unit = shown_unit.removesuffix(", median")
         rows.append((section, label, shown, shown_unit))
     table = pd.DataFrame(rows, columns=["section", "measurement", "value", "unit"])
-    order = [*LABELS, "Other"]
+    order = [
+        section for section in [*LABELS, "Other"] if section not in SHOWN_ELSEWHERE
+    ]
     return {
         section: part.drop(columns="section").set_index("measurement")
         for section in order
