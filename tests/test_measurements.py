@@ -799,3 +799,16 @@ def test_clock_words_by_hand():
         "differs from seed to seed. In one seed it stays below 0.1 in every round. In "
         "the other two seeds it stays below 0.1 up to round 8"
     )
+
+
+def test_named_rows_name_the_ablations_rows_as_the_prose_does():
+    import pandas as pd
+
+    from recur.chapters.ch3_input_injection import named_rows
+
+    rows = [(True, 1, 8), (False, "all", 32)]
+    index = pd.MultiIndex.from_tuples(rows, names=["inject", "loss window", "bits"])
+    named = named_rows(pd.DataFrame({"exact 1x": [1.0, 0.5]}, index=index))
+    assert list(named.index) == [("yes", "final round", 8), ("no", "every round", 32)]
+    assert list(named.index.names) == ["injected", "loss on", "bits"]
+    assert named["exact 1x"].tolist() == [1.0, 0.5]

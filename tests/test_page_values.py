@@ -207,8 +207,9 @@ def test_ch3_ablation_values_read_the_summary_and_the_seeds_that_lose():
         "abl_budget_steps": 1000, "abl_budget_pairs": 10_000, "abl_budget_sums": 500,
         "abl_True_1_8_1x": 1.0, "abl_True_1_8_4x": 0.5,
         "abl_False_all_32_1x": 0.25, "abl_False_all_32_4x": 0.125,
-        "abl_kept": "the task is learned, and not always kept: past n + 1 rounds, "
-        "1 of 3 seeds at 8 bits and 1 of 3 seeds at 32 bits lose sums",
+        "abl_kept": "the task is learned at the trained width, and not always kept: "
+        "past n + 1 rounds, 1 of 3 seeds at 8 bits and 1 of 3 seeds at 32 bits lose "
+        "sums",
     }  # fmt: skip
 
 
@@ -272,6 +273,7 @@ def test_intro_values_state_the_headline_counts(tmp_path):
     assert values["intro_trained"] == 8 and values["intro_wide"] == 1024
     assert values["intro_wide_rounds"] == 1025 and values["intro_act_wider"] == 8
     assert values["intro_words_per_minute"] == 200
+    assert values["intro_bar_exact"] == 0.99 and values["intro_bar_chains"] == 0.97
     live = pd.DataFrame(_live_rows("Chapter 2's cell", [True, False, True]))
     seeds = pd.DataFrame([
         _seed_row("BOOK_ACT", 0, 8), _seed_row("BOOK_ACT", 1, 8, success=False),

@@ -76,7 +76,8 @@ function bitRow(name, text, truth, colors, from = 0) {
     const wrong = ch !== truth[from + k];
     spans += wrong ? `<span style="background:${colors.wrong}">${ch}</span>` : ch;
   });
-  return `<tr><th style="text-align:right;padding-right:6px;vertical-align:top">${name}</th>` +
+  return `<tr><th style="text-align:right;padding-right:6px;vertical-align:top;` +
+    `white-space:nowrap">${name}</th>` +
     `<td style="font-family:monospace;word-break:break-all">${spans}</td></tr>`;
 }
 

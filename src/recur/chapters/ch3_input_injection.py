@@ -157,6 +157,16 @@ def ablation_summary(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(keys)
 
 
+def named_rows(summary: pd.DataFrame) -> pd.DataFrame:
+    """:func:`ablation_summary` with its rows named as the prose names them: the
+    problem injected or not, the loss on the final round or on every round."""
+    named = summary.rename(index={True: "yes", False: "no"}, level="inject")
+    named = named.rename(
+        index={1: "final round", "all": "every round"}, level="loss window"
+    )
+    return named.rename_axis(["injected", "loss on", "bits"])
+
+
 def seeds_that_lose(table: pd.DataFrame, inject: bool, window) -> dict:
     """For one variant of :func:`injection_ablation`: at each width, how many seeds
     were right on fewer sums after the most rounds tested (``factor * (n + 1)``) than

@@ -98,9 +98,10 @@ def kept_words(lost: dict) -> str:
     counts."""
     n, widths = lost["n"], [k for k in lost if k != "n"]
     more = "past n + 1 rounds"  # against the trained rounds, not against a peak
+    learned = "the task is learned at the trained width"
     if all(lost[w] == n for w in widths):
-        return f"the task is learned but not kept: {more} every seed loses sums"
+        return f"{learned} but not kept: {more} every seed loses sums"
     if not any(lost[w] for w in widths):
-        return f"the task is learned and kept: {more} no seed loses sums"
+        return f"{learned} and kept: {more} no seed loses sums"
     counts = " and ".join(f"{lost[w]} of {n} seeds at {w} bits" for w in widths)
-    return f"the task is learned, and not always kept: {more}, {counts} lose sums"
+    return f"{learned}, and not always kept: {more}, {counts} lose sums"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from recur.core.bars import HARDEST_PAST, ROBUST
+from recur.core.bars import HARDEST_PAST, ROBUST, SUCCESS
 from recur.models.cell import LocalCell
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies.hardest_study import hardest_counts
@@ -18,8 +18,9 @@ from recur.views.text import WORDS_PER_MINUTE
 def code_values() -> dict:
     """What the introduction states from the code: Chapter 2's cell's parameters, the
     widest training sum, the widest sums of the live tests and the rounds they run,
-    how many times the trained width Chapter 6 tests, the rounds past its carry that a
-    position may halt on the hardest sums, and the reading speed."""
+    how many times the trained width Chapter 6 tests and the shares its bar asks, the
+    rounds past its carry that a position may halt on the hardest sums, and the reading
+    speed."""
     trained = TrainConfig().max_bits  # the widest training sum of every chapter
     return prefixed("intro", {
         "cell_params": sum(p.numel() for p in LocalCell().parameters()),
@@ -27,6 +28,7 @@ def code_values() -> dict:
         "act_wider": SEED_WIDTHS[-1] // trained,  # Chapter 6's widest test
         "words_per_minute": WORDS_PER_MINUTE,
         "hard_past": HARDEST_PAST,  # "on time": rounds past the carry allowed
+        "bar_exact": SUCCESS["exact"], "bar_chains": SUCCESS["exact, long chains"],
     })  # fmt: skip
 
 

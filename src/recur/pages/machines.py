@@ -15,13 +15,13 @@ from recur.core.numerics import PINS
 from recur.pages.glue import prefixed, read_table
 from recur.studies import methods as studies
 
-# Chapter 6's studies but its hundred seeds, the live trainings' studies and Chapter 7's
-# three tables: rerun with the pins, their last unpinned tables kept in unpinned/
+# Chapter 6's reporting studies but its hundred seeds, its six small studies, the live
+# trainings' studies and Chapter 7's three tables: rerun with the pins, their last
+# unpinned tables kept in unpinned/
 PINNED_RERUNS = tuple(
     f"act_{name}"
     for name in ("tau", "warmup", "positions", "length", "recipe", "waiting", "seeds",
-                 "seeds_every", "wide", "third_run_rows", "third_run_every", "give_up",
-                 "pairs")
+                 "seeds_every", "wide")
 )  # fmt: skip
 PINNED_RERUNS += ("live_seeds", "live_seeds_first_100", "ch7_length", "ch7_distance",
                   "ch7_settle")  # fmt: skip
