@@ -806,9 +806,14 @@ def test_named_rows_name_the_ablations_rows_as_the_prose_does():
 
     from recur.chapters.ch3_input_injection import named_rows
 
-    rows = [(True, 1, 8), (False, "all", 32)]
+    # the study table holds the final-round loss as "1" beside "all" (a text column)
+    rows = [(True, "1", 8), (False, "all", 32), (True, 1, 16)]
     index = pd.MultiIndex.from_tuples(rows, names=["inject", "loss window", "bits"])
-    named = named_rows(pd.DataFrame({"exact 1x": [1.0, 0.5]}, index=index))
-    assert list(named.index) == [("yes", "final round", 8), ("no", "every round", 32)]
+    named = named_rows(pd.DataFrame({"exact 1x": [1.0, 0.5, 0.25]}, index=index))
+    assert list(named.index) == [
+        ("yes", "final round", 8),
+        ("no", "every round", 32),
+        ("yes", "final round", 16),
+    ]
     assert list(named.index.names) == ["injected", "loss on", "bits"]
-    assert named["exact 1x"].tolist() == [1.0, 0.5]
+    assert named["exact 1x"].tolist() == [1.0, 0.5, 0.25]

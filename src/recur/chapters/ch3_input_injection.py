@@ -162,7 +162,8 @@ def named_rows(summary: pd.DataFrame) -> pd.DataFrame:
     problem injected or not, the loss on the final round or on every round."""
     named = summary.rename(index={True: "yes", False: "no"}, level="inject")
     named = named.rename(
-        index={1: "final round", "all": "every round"}, level="loss window"
+        index={1: "final round", "1": "final round", "all": "every round"},
+        level="loss window",
     )
     return named.rename_axis(["injected", "loss on", "bits"])
 
