@@ -1039,6 +1039,7 @@ def test_ch7_iterations_values_read_a_chain_of_32():
     assert values["it_slope"] == pytest.approx(1.0)  # chain + 1 iterations
     assert values["it_words"] == "grow with the chain, by about 1.0 per position of it"
     assert values["it_plain_32"] == 33 and values["it_anderson_32"] == 9
+    assert values["it_plain_1"] == 2  # the shortest chain tried, 1
     assert values["it_anderson_exact_32"] == 0.75
     assert values["it_plain_exact_min"] == 0.5
     assert values["it_anderson_words"] == "converges after 9 iterations"

@@ -144,13 +144,18 @@ def widths_values(widths: pd.DataFrame, sizes: dict) -> dict:
 
 def iterations_values(iterations: pd.DataFrame) -> dict:
     """From the page's ``iterations_by_chain`` table: plain iteration's growth with the
-    chain (``it_slope``, ``it_words``), both solvers at a chain of 32 and how
+    chain (``it_slope``, ``it_words``), plain iteration at the shortest chain tried,
+    both solvers at a chain of 32 and how
     Anderson's solve ended there, the chain lengths at which Anderson needed more
     iterations than plain iteration, and the shares right (``it_``)."""
     it = iterations.pivot(index="longest chain", columns="method")
     plain_it, anderson = it["iterations"]["iteration"], it["iterations"]["anderson"]
     values = iterations_words(plain_it)
-    values |= {"plain_32": plain_it[CHAIN], "anderson_32": anderson[CHAIN]}
+    values |= {
+        "plain_32": plain_it[CHAIN],
+        "anderson_32": anderson[CHAIN],
+        "plain_1": plain_it[plain_it.index.min()],
+    }  # the shortest chain tried
     values["anderson_exact_32"] = it["exact"]["anderson"][CHAIN]
     values["plain_exact_min"] = it["exact"]["iteration"].min()
     converged = it["converged"]["anderson"][CHAIN]
