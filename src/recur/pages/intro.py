@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from functools import partial
 
-from recur.core.bars import HARDEST_PAST, ROBUST, SUCCESS
+from recur.core.bars import HARDEST_PAST, SUCCESS
 from recur.models.cell import LocalCell
 from recur.pages.glue import plain, prefixed, read_table
 from recur.studies.hardest_study import hardest_counts
 from recur.studies.live import CHAPTER2_CELL, WIDE_BITS, live_counts
-from recur.studies.seed_study import SEED_WIDTHS, seed_counts
+from recur.studies.seed_study import SEED_WIDTHS, meets_rule, seed_counts
 from recur.training.config import TrainConfig
 from recur.views.text import WORDS_PER_MINUTE
 
@@ -53,12 +53,11 @@ def hardest_words(met: int, n: int) -> dict:
     """The sentence on Chapter 6's hardest sums, for "Where it works" when ``met`` of
     ``n`` seeds meets the book's rule (``hard_works``), else for "Where it breaks"
     (``hard_breaks``); the other is empty."""
-    needed, out_of = ROBUST
     sums = (
         "On Chapter 6's hardest sums of each width up to 64 bits, such as 11…1 + 1, "
         "the Transformer is right and on time (no position halting more than "
         f"{HARDEST_PAST} round after its carry could be known) for"
     )
-    if met * out_of >= needed * n:
+    if meets_rule(met, n):
         return {"hard_works": f"{sums} {met} of {n} seeds.", "hard_breaks": ""}
     return {"hard_works": "", "hard_breaks": f"{sums} only {met} of {n} seeds."}

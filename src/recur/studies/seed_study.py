@@ -208,14 +208,21 @@ def seed_runs(
     return pd.DataFrame([row for rows in results for row in rows])
 
 
+def meets_rule(met: int, n: int) -> bool:
+    """Whether ``met`` of ``n`` seeds meets this book's rule for a result
+    (:data:`ROBUST`: at least 19 seeds in 20, as a share)."""
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    needed, out_of = ROBUST
+    return met * out_of >= needed * n
+
+
 def robust_words(met: int, n: int) -> str:
     """Whether ``met`` of ``n`` seeds meets this book's rule for a result
     (:data:`ROBUST`), as words for a page that states the count itself: "meets the
     book's rule of at least 19 seeds in 20" (each seed passing its chapter's bar)."""
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
     needed, out_of = ROBUST
-    verdict = "meets" if met * out_of >= needed * n else "falls short of"
+    verdict = "meets" if meets_rule(met, n) else "falls short of"
     return f"{verdict} the book's rule of at least {needed} seeds in {out_of}"
 
 
