@@ -54,7 +54,7 @@ def test_sections_come_in_chapter_order_with_unknowns_last():
     sections = bench_sections(bench)
     assert list(sections) == ["Chapter 1", "Chapter 7", "Other"]
     row = sections["Chapter 7"].loc["the DEQ cell, exact on random 1,024-bit sums"]
-    assert row.tolist() == ["100.0%", "of 200 sums"]
+    assert row.tolist() == ["100.0%", "of 200 sums", "deq_exact_1024bit"]
 
 
 def test_sections_shown_elsewhere_get_no_table():
@@ -152,3 +152,18 @@ def test_chapter_seconds_in_the_books_order_and_drawn_as_bars():
     plt.close(fig)
     with pytest.raises(ValueError, match="run make bench"):
         chapter_seconds(bench[bench["name"] == "shared_seconds_alone"], book)
+
+
+def test_a_median_shows_its_least_and_most_run_beside_it():
+    bench = pd.DataFrame(
+        [["deq_peak_mib_implicit_9", 133.2, "MiB above baseline, median of 5"],
+         ["deq_peak_mib_implicit_9_min", 113.3, "MiB"],
+         ["deq_peak_mib_implicit_9_max", 156.9, "MiB"],
+         ["x_min", 2.0, "s"]],  # no median x: a row of its own
+        columns=["name", "value", "unit"],
+    )  # fmt: skip
+    sections = bench_sections(bench)
+    table = sections["Chapter 7"]
+    assert len(table) == 1 and table["value"].iloc[0] == "133 (113 to 157)"
+    assert table["bench.jsonl entry"].iloc[0] == "deq_peak_mib_implicit_9"
+    assert sections["Other"]["bench.jsonl entry"].tolist() == ["x_min"]

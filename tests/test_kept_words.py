@@ -28,8 +28,9 @@ def test_a_seed_loses_sums_when_the_last_round_is_right_on_fewer():
 
 
 def test_the_words_follow_the_counts():
-    assert "not kept: past n + 1 rounds every seed" in kept_words({8: 3, 32: 3, "n": 3})
-    assert "kept: past n + 1 rounds no seed" in kept_words({8: 0, 32: 0, "n": 3})
+    assert "not kept: every seed is right on fewer" in kept_words({8: 3, 32: 3, "n": 3})
+    assert "and kept: no seed is right on fewer" in kept_words({8: 0, 32: 0, "n": 3})
     assert kept_words({8: 1, 32: 3, "n": 3}).endswith(
-        "1 of 3 seeds at 8 bits and 3 of 3 seeds at 32 bits lose sums"
+        "1 of 3 seeds at 8 bits and 3 of 3 seeds at 32 bits are right on fewer sums"
+        " after 4(n + 1) rounds than after n + 1"
     )

@@ -143,3 +143,16 @@ def test_every_recovered_record_ran_without_the_pins():
     recovered = [r for r in records if "evidence" in r]
     assert recovered, "no recovered record: the appendix's sentence needs rewording"
     assert [r["table"] for r in recovered if r["pinned"]] == []
+
+
+def test_the_appendix_accounts_for_every_record():
+    """The methods appendix counts the tables computed with the pins, the page
+    trainings whose records the page wrote, and the records written after their runs;
+    with ``bench.jsonl`` (mixed runs) these are every record of the machine table."""
+    data = Path(__file__).parents[1] / "book" / "data"
+    values = machines.machine_values(data)
+    counted = sum(
+        values[f"pins_{key}_tables"] for key in ("pinned", "browser_own", "recovered")
+    )
+    mixed = 1  # bench.jsonl
+    assert counted + mixed == len(machines.machine_table(data))

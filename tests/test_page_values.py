@@ -208,8 +208,8 @@ def test_ch3_ablation_values_read_the_summary_and_the_seeds_that_lose():
         "abl_True_1_8_1x": 1.0, "abl_True_1_8_4x": 0.5,
         "abl_False_all_32_1x": 0.25, "abl_False_all_32_4x": 0.125,
         "abl_kept": "the task is learned at the trained width, and not always kept: "
-        "past n + 1 rounds, 1 of 3 seeds at 8 bits and 1 of 3 seeds at 32 bits lose "
-        "sums",
+        "1 of 3 seeds at 8 bits and 1 of 3 seeds at 32 bits are right on fewer sums "
+        "after 4(n + 1) rounds than after n + 1",
     }  # fmt: skip
 
 
@@ -217,7 +217,7 @@ def test_ch3_example_and_gradient_values():
     import numpy as np
 
     example = pd.DataFrame({
-        "injected": ["00 ✗", "10 ✗", "11 ✓", "11 ✓"],
+        "injected, final loss": ["00 ✗", "10 ✗", "11 ✓", "11 ✓"],
         "no injection, final loss": ["11 ✓", "10 ✗", "01 ✗", "01 ✗"],
         "no injection, every round": ["00 ✗", "10 ✗", "01 ✗", "11 ✓"],
     }, index=[1, 2, 3, 9])  # fmt: skip
@@ -792,6 +792,8 @@ def test_ending_code_values_follow_chapter_1s_log_growth_and_the_cell():
     # the longest run of propagating bits in n random bits is about log2 n - 0.7
     assert values["end_slope"] == pytest.approx(1.0, abs=0.05)
     assert 10.5 < values["end_chain_4096"] < 12.5
+    assert 4.5 < values["end_chain_64"] < 6.5  # log2 64 = 6
+    assert values["end_chain_64_share"] == pytest.approx(values["end_chain_64"] / 65)
     cell = LocalCell()
     assert values["end_cell_params"] == sum(p.numel() for p in cell.parameters())
     assert values["end_confidence"] == 0.95 and values["end_hard_past"] == 1
@@ -1309,7 +1311,11 @@ def ch3_keys() -> set[str]:
             names=["inject", "loss window", "bits"]),
     )  # fmt: skip
     table = pd.DataFrame(_ablation_rows(0, 8, 1.0, 1.0) + _ablation_rows(0, 32, 1, 1))
-    names = ["injected", "no injection, final loss", "no injection, every round"]
+    names = [
+        "injected, final loss",
+        "no injection, final loss",
+        "no injection, every round",
+    ]
     example = pd.DataFrame({name: ["1 ✓"] for name in names})
     live = (
         ch3.ablation_values({"steps": 1, "pairs": 1, "sums": 1}, summary, table)

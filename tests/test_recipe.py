@@ -510,7 +510,10 @@ def test_the_live_study_on_two_kinds_of_cpu_by_hand():
     )
     same = cpu_changes(here, here.assign(**{"train seconds": 1.0}))
     assert same == {"changed": 0, "n": 40, "moved": {}, "crossed": []}
-    assert cpu_words(same) == "No count of seeds that met the bar moved."
+    assert cpu_words(same) == "The count of seeds that met the bar moved for no model."
+    assert cpu_words(changes, lead="On that CPU").startswith(
+        "On that CPU, the count of seeds that met the bar moved (19 to 18"
+    )
     with pytest.raises(ValueError, match="same trainings and seeds"):
         cpu_changes(here, here.iloc[1:])
 

@@ -281,3 +281,21 @@ def test_act_holds_on_time_by_hand(monkeypatch):
     assert holds.right.tolist() == holds.held.tolist() == [True, True]
     assert holds.passed.tolist() == [True, False]
     assert holds.read_round.tolist() == [4, 4]  # the last position to halt
+
+
+def test_drift_words_count_answers_that_turn_wrong_after_right():
+    from recur.chapters.ch2_skeptic import Walk, drift_words, turned_wrong
+
+    def walk(rows):  # rounds of (all right?) for a one-position sum
+        right = np.array([[r] for r in rows], dtype=bool)
+        return Walk(right, np.zeros(right.shape), np.array([1]))
+
+    held, late, faded, never = (
+        walk([0, 1, 1]),
+        walk([0, 0, 1]),
+        walk([1, 0, 1]),
+        walk([0]),
+    )
+    assert [turned_wrong(w) for w in (held, late, faded, never)] == [0, 0, 1, 0]
+    assert drift_words([held, late]).startswith("Drift is the slower failure")
+    assert drift_words([faded, held]).startswith("Drift turned 1 of this cell's 2")

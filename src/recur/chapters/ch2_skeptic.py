@@ -81,6 +81,27 @@ def fade_words(w: Walk, read_round: int) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def turned_wrong(w: Walk) -> bool:
+    """Whether the walk's answer, once all right, was wrong in some later round."""
+    ok = w.all_right()
+    return bool(ok.any() and not ok[int(np.argmax(ok)) :].all())
+
+
+def drift_words(walks: list[Walk]) -> str:
+    """Whether drift turned any of ``walks`` wrong after it was right, in words that
+    open the sentence introducing the figure of the state's motion."""
+    turned = sum(turned_wrong(w) for w in walks)
+    if not turned:
+        return (
+            "Drift is the slower failure: in Fig. 7 no answer of this cell turns wrong"
+            " after it was right, so the second figure shows its cause instead,"
+        )
+    return (
+        f"Drift turned {turned} of this cell's {len(walks)} answers in Fig. 7 wrong"
+        " after they were right; the second figure shows its cause,"
+    )
+
+
 def failing_seed(table: pd.DataFrame, model_name: str, n_bits: int, sum_name: str):
     """The first seed whose model ``model_name`` failed ``sum_name`` at ``n_bits`` (or
     None)."""

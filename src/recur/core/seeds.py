@@ -107,8 +107,10 @@ REGISTRY = (
     Seeds("no-carry runs", 100, 109, None, CHOOSE,
           "half of the long training runs end with no carry"),
     Seeds("held-back carries", 500, 509, None, CHOOSE,
-          "the check's held-back carries (56 rounds, 99%)"),
-    Seeds("rings", 600, 609, None, CHOOSE, "the check's rings (half the budget)"),
+          "the check's held-back carries: how long (56 rounds) and the share right "
+          "(99%)"),
+    Seeds("rings", 600, 609, None, CHOOSE,
+          "the check's rings and the limit they set on the halting sum"),
     Seeds("cell check", 600, 619, None, CHOOSE,
           "Chapter 2's check that held-out answers stay right"),
     Seeds("local UT steps", 820, 859, None, CHOOSE, "Chapter 4's cap of 1,500 steps"),
@@ -142,7 +144,7 @@ REGISTRY = (
     Seeds("benchmark timings", 0, 0, None, REPORT,
           "make bench and the GPU run: how long Chapters 2 and 6 take to train"),
     Seeds("freed memory", 710, 710, None, CHOOSE,
-          "giving freed memory back to the system: Chapter 6's training time"),
+          "whether returning freed memory to the system speeds Chapter 6's training"),
     Seeds("trained in the page", 0, 19, BROWSER_SUMS, REPORT,
           "Chapter 2's cell trained in Chromium by the page's own random numbers "
           "(browser_cell_seeds.csv)", PER_SEED),

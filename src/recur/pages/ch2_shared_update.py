@@ -15,7 +15,7 @@ from recur.chapters.ch2_shared_update import (
     train_cell,
     train_holding_cell,
 )
-from recur.chapters.ch2_skeptic import fade_words
+from recur.chapters.ch2_skeptic import drift_words, fade_words
 from recur.core.carry import chain_growth
 from recur.core.intervals import interval_text
 from recur.models.cell import LocalCell, n_parameters
@@ -114,6 +114,9 @@ def fade_values(seed: int, walks: dict, read_round: int, holding_run) -> dict:
         values[f"fade_{who}_late_move"] = (
             f"{float(late.max()):.1e}" if len(late) else "0"
         )
+    values["fade_drift_words"] = drift_words(
+        [walks[f"{name}, {models['c2']}"] for name in sums.values()]
+    )
     values["fade_rounds"] = len(change) - 1  # rounds 2.. (round 1 leaves zeros)
     values["fade_after"] = 2 * read_round
     return values

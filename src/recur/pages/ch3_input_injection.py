@@ -55,7 +55,7 @@ def example_values(example: pd.DataFrame) -> dict:
     )
     every = example["no injection, every round"]
     return {
-        "ex3_inject": first["injected"],
+        "ex3_inject": first["injected, final loss"],
         "ex3_every_words": kept_or_lost(every),
         "ex3_final_right": right,
         "ex3_final_words": said,
@@ -97,11 +97,11 @@ def kept_words(lost: dict) -> str:
     kept when every seed lost sums at every width, kept when none did, else the
     counts."""
     n, widths = lost["n"], [k for k in lost if k != "n"]
-    more = "past n + 1 rounds"  # against the trained rounds, not against a peak
+    fewer = "right on fewer sums after 4(n + 1) rounds than after n + 1"  # not a peak
     learned = "the task is learned at the trained width"
     if all(lost[w] == n for w in widths):
-        return f"{learned} but not kept: {more} every seed loses sums"
+        return f"{learned} but not kept: every seed is {fewer}"
     if not any(lost[w] for w in widths):
-        return f"{learned} and kept: {more} no seed loses sums"
+        return f"{learned} and kept: no seed is {fewer}"
     counts = " and ".join(f"{lost[w]} of {n} seeds at {w} bits" for w in widths)
-    return f"{learned}, and not always kept: {more}, {counts} lose sums"
+    return f"{learned}, and not always kept: {counts} are {fewer}"

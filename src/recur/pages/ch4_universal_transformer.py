@@ -213,12 +213,13 @@ def _full_example(k: int | None, needed: int) -> str:
 
 def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> dict:
     """Words for the full-attention UT's exact match after each round (``full``)
-    against the rule's (``rule``): ``early``, whether it beats the rule after rounds 2
-    and 3 (``shows`` and ``early``); whether it reaches ``bar`` after any round
-    (``exact``, with its share after round ``trained``, the last its loss read, and
-    after the last round; ``reach``, with where it ended if it fell back)."""
-    beats = [r for r in (2, 3) if full[r] > rule[r] + SAME]  # rounds it is ahead
-    ahead = len(beats) == 2
+    against the rule's (``rule``): whether it beats the rule after rounds 1 to 3
+    (``shows`` and ``early``); whether it reaches ``bar`` after any round (``exact``,
+    with its share after round ``trained``, the last its loss read, and after the last
+    round, and its best round when more rounds cost it sums; ``reach``, with where it
+    ended if it fell back)."""
+    beats = [r for r in EARLY_ROUNDS if full[r] > rule[r] + SAME]  # rounds ahead
+    ahead = len(beats) == len(EARLY_ROUNDS)
     reached = full.index[(full >= bar).to_numpy()]
     last = full.index[-1]
     if len(reached):
@@ -228,36 +229,51 @@ def full_words(full: pd.Series, rule: pd.Series, bar: float, trained: int) -> di
             f"{'But fast is not exact: it' if ahead else 'It'} does not reach "
             f"{bar:.0%} of the sums after any of the {last} rounds"
         )
+    exact += (
+        f" ({percent_text(full[trained])} after round {trained}, the last it was "
+        f"trained on, and {percent_text(full[last])} after round {last})"
+    )
+    best = full.idxmax()
+    if full[last] < full[best] - SAME:
+        exact += (
+            f"; its best is {percent_text(full[best])}, after round {best}: more "
+            "rounds cost it sums"
+        )
     return {
         "shows": _shows_words(beats),
         "early": _early_words(beats),
-        "exact": f"{exact} ({percent_text(full[trained])} after round {trained}, the "
-        f"last it was trained on, and {percent_text(full[last])} after round {last})",
+        "exact": exact,
         "reach": _reach_words(full, bar, reached),
     }
 
 
+EARLY_ROUNDS = (1, 2, 3)  # where a window of one still limits the rule
+
+
+def _rounds_text(rounds: list[int]) -> str:
+    """ "round 2", "rounds 1 and 2", "rounds 1, 2 and 3"."""
+    if len(rounds) == 1:
+        return f"round {rounds[0]}"
+    return "rounds " + ", ".join(map(str, rounds[:-1])) + f" and {rounds[-1]}"
+
+
 def _shows_words(beats: list[int]) -> str:
     """Whether this run shows full attention ahead of the rule, after which of rounds
-    2 and 3 (``beats``)."""
+    1 to 3 (``beats``)."""
     if not beats:
         return "though this run does not show it"
-    if len(beats) == 2:
+    if len(beats) == len(EARLY_ROUNDS):
         return "and here it shows"
-    return f"and here it shows after round {beats[0]}"
+    return f"and here it shows after {_rounds_text(beats)}"
 
 
 def _early_words(beats: list[int]) -> str:
-    """How the full-attention UT compared with the rule after rounds 2 and 3."""
-    if len(beats) == 2:
-        return "was right on more sums than the rule after rounds 2 and 3"
+    """How the full-attention UT compared with the rule after rounds 1 to 3."""
     if not beats:
-        return "was right on no more sums than the rule after round 2 or round 3"
-    other = 5 - beats[0]  # the other of rounds 2 and 3
-    return (
-        f"was right on more sums than the rule after round {beats[0]}, and on no "
-        f"more after round {other}"
-    )
+        return "was right on no more sums than the rule after rounds 1 to 3"
+    words = f"was right on more sums than the rule after {_rounds_text(beats)}"
+    others = [r for r in EARLY_ROUNDS if r not in beats]
+    return words + (f", and on no more after {_rounds_text(others)}" if others else "")
 
 
 def _reach_words(full: pd.Series, bar: float, reached: pd.Index) -> str:

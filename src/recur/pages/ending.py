@@ -42,13 +42,16 @@ LIVE_KEYS = {
 
 def code_values() -> dict:
     """What the ending states without a study table: the longest carry chain's growth
-    per doubling of the width and its mean at 4,096 bits (Chapter 1's rule, 4,000
-    random sums per width), Chapter 2's cell's parameters, the bar and its
-    confidence."""
+    per doubling of the width and its mean at 4,096 and at 64 bits (Chapter 1's rule,
+    4,000 random sums per width; at 64 bits also as a share of a fixed-round model's
+    65 rounds), Chapter 2's cell's parameters, the bar and its confidence."""
     growth = chain_growth(CHAIN_WIDTHS, n_pairs=CHAIN_PAIRS, seed=0)
     values = {
         "end_slope": growth.slope,
         "end_chain_4096": float(growth.stats.loc[4096, "mean"]),
+        # a sum's cost when its slowest position waits for the longest chain
+        "end_chain_64": float(growth.stats.loc[UT_BITS, "mean"]),
+        "end_chain_64_share": float(growth.stats.loc[UT_BITS, "mean"]) / (UT_BITS + 1),
     }
     values["end_cell_params"] = n_parameters(LocalCell())
     values |= prefixed("bar", the_bar()) | {"end_hard_past": HARDEST_PAST}

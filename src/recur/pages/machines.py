@@ -163,6 +163,10 @@ def machine_values(data="data") -> dict:
             "words": pins_words(),
             # records written after their run, from the project's history
             "recovered_tables": sum("evidence" in r for r in records),
+            # page trainings' records, written by the page as they ran
+            "browser_own_tables": sum(
+                bool(r.get("trained_in")) and "evidence" not in r for r in records
+            ),
             "rerun_rows": int(reruns["rows"].sum()),
             "rerun_equal": int(reruns["equal rows"].sum()),
             "rerun_tables": len(reruns),

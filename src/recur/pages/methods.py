@@ -127,7 +127,7 @@ def other_cpu_values(here: pd.DataFrame, there: pd.DataFrame) -> dict:
     kind (``other_cpu/live_seeds.csv``): the rows that changed, of how many, and
     :func:`~recur.studies.methods.cpu_words` (``cpu_``)."""
     changes = studies.cpu_changes(here, there)
-    words = studies.cpu_words(changes)
+    words = studies.cpu_words(changes, lead="On that CPU")
     return prefixed("cpu", {"changed": changes["changed"], "n": changes["n"],
                             "words": words})  # fmt: skip
 
@@ -141,7 +141,9 @@ def study_values(data="data") -> dict:
     unpinned = read("unpinned/live_seeds")
     values |= other_cpu_values(unpinned, read("other_cpu/live_seeds"))
     # the pinned rerun, the table the chapters read, against that unpinned run
-    pinned = studies.cpu_words(studies.cpu_changes(unpinned, read("live_seeds")))
+    pinned = studies.cpu_words(
+        studies.cpu_changes(unpinned, read("live_seeds")), lead="In the pinned rerun"
+    )
     values["pinned_cpu_words"] = pinned
     values |= part_values(read("act_give_up")) | rounding_values(data)
     _, bench = read_bench(Path(data) / "bench.jsonl")

@@ -18,6 +18,7 @@ from recur.pages.machines import cpu_name
 from recur.training.config import TrainConfig
 from recur.training.ut_recipe import UT_SIZE
 from recur.views.bench_view import (
+    chapter_range,
     device_table,
     first_gpu_win,
     gpu_check_summary,
@@ -148,7 +149,9 @@ def cost_values(cpu_costs: pd.DataFrame) -> dict:
 def page_values(data="data", book=".") -> dict:
     """Every value the page glues, from the files in ``data`` (``book/data``)."""
     data = Path(data)
-    values = bench_values(*read_bench(data / "bench.jsonl"))
+    machine, bench = read_bench(data / "bench.jsonl")
+    values = bench_values(machine, bench)
+    values |= prefixed("range", chapter_range(bench))  # the opening's sentence
     devices = device_table(pd.read_csv(data / "bench_devices_gpu.csv"))
     values |= gpu_values(read_bench(data / "bench_gpu.jsonl")[0], devices)
     lines = (data / "gpu_check.jsonl").read_text().splitlines()

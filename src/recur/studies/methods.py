@@ -228,13 +228,14 @@ def cpu_changes(here: pd.DataFrame, there: pd.DataFrame) -> dict:
             "moved": moved, "crossed": crossed}  # fmt: skip
 
 
-def cpu_words(changes: dict) -> str:
+def cpu_words(changes: dict, lead: str = "") -> str:
     """What a page may say of :func:`cpu_changes`, after a sentence that gives the rows
     that changed: whose counts of seeds moved, and whether a stated result crossed the
-    book's rule."""
+    book's rule; ``lead`` ("In the pinned rerun") says which run it compares."""
     moved = [f"{x} to {y} for {name}" for name, (x, y) in changes["moved"].items()]
+    opening = f"{lead}, the" if lead else "The"
     if not moved:
-        return "No count of seeds that met the bar moved."
+        return f"{opening} count of seeds that met the bar moved for no model."
     listed = moved[0] if len(moved) == 1 else f"{', '.join(moved[:-1])} and {moved[-1]}"
     crossed = changes["crossed"]
     bar = f"the book's rule of {SEEDS_NEEDED} seeds in {ROBUST[1]}"
@@ -244,7 +245,7 @@ def cpu_words(changes: dict) -> str:
         else f"{' and '.join(crossed)} moved across {bar}"
     )
     counts = "count" if len(moved) == 1 else "counts"
-    return f"The {counts} of seeds that met the bar moved ({listed}); {verdict}."
+    return f"{opening} {counts} of seeds that met the bar moved ({listed}); {verdict}."
 
 
 def rows_in_common(here: pd.DataFrame, there: pd.DataFrame) -> dict:

@@ -263,18 +263,36 @@ def _figures(value: float) -> str:
     return f"{value:.2g}"
 
 
+SPREAD = ("min", "max")  # entries NAME_min and NAME_max beside a median NAME
+
+
+def _spread_of(name: str, values: dict) -> bool:
+    """Whether ``name`` is the least or the most of the runs behind another entry."""
+    base, _, end = name.rpartition("_")
+    return end in SPREAD and base in values
+
+
 def bench_sections(bench: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """One table per section (chapters in order, then any other), each with the
-    measurement's label, its value and its unit; the sections of
-    :data:`SHOWN_ELSEWHERE` are left out."""
+    measurement's label, its value (a median with the least and the most of its runs
+    beside it, from the entries ``NAME_min`` and ``NAME_max``), its unit and its entry's
+    name in ``bench.jsonl`` (which names its function in ``benchmarks/run.py``); the
+    sections of :data:`SHOWN_ELSEWHERE` are left out."""
     rows = []
+    values = dict(zip(bench["name"], bench["value"], strict=True))
     for name, value, unit in bench[["name", "value", "unit"]].itertuples(index=False):
+        if _spread_of(name, values):
+            continue  # shown beside its median
         section, label = label_of(name)
         shown, shown_unit = value_text(float(value), str(unit))
+        if f"{name}_min" in values and f"{name}_max" in values:
+            low, high = (value_text(values[f"{name}_{end}"], "")[0] for end in SPREAD)
+            shown = f"{shown} ({low} to {high})"
         if "median" in label:  # said once, in the label
             shown_unit = shown_unit.removesuffix(", median")
-        rows.append((section, label, shown, shown_unit))
-    table = pd.DataFrame(rows, columns=["section", "measurement", "value", "unit"])
+        rows.append((section, label, shown, shown_unit, name))
+    columns = ["section", "measurement", "value", "unit", "bench.jsonl entry"]
+    table = pd.DataFrame(rows, columns=columns)
     order = [
         section for section in [*LABELS, "Other"] if section not in SHOWN_ELSEWHERE
     ]

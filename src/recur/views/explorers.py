@@ -261,7 +261,7 @@ def deq_iteration_html(rule: CarryTrace, walk, truth: str, k: int, tol: float) -
     )
 
 
-def deq_explorer(deq, a: str = "0110111111111101", b: str = "0001000000000011"):
+def deq_explorer(deq, a: str = "0000000011111111", b: str = "0000000000000001"):
     """Chapter 7's DEQ cell on a typed sum: the solver's iterations (cap 2 (n + 1))
     against the longest carry chain, the readout at the fixed point, and iteration by
     iteration the readout beside the exact rule (the carry walking) and how much the
