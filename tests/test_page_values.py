@@ -681,8 +681,9 @@ def test_ch6_pins_note_follows_the_tables_machine_record(tmp_path):
         record = {"pinned": pinned, "cpu": "Intel(R) Xeon(R) Processor"}
         (tmp_path / f"{name}.machine.json").write_text(json.dumps(record))
     assert pins_note(tmp_path, "old", "The hundred seeds") == (
-        "The hundred seeds were trained before the CPU's numerics were pinned, on an "
-        "Intel Xeon."
+        "The hundred seeds were trained on an Intel Xeon before the book fixed the "
+        "CPU's rounding (its pinned numerics, in the methods appendix), so a rerun now "
+        "may differ."
     )
     assert pins_note(tmp_path, "new", "The hundred seeds") == ""
 

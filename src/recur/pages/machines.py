@@ -188,4 +188,7 @@ def pins_note(data, table: str, who: str) -> str:
     if record["pinned"]:
         return ""
     cpu = cpu_name(record["cpu"])
-    return f"{who} were trained before the CPU's numerics were pinned, on an {cpu}."
+    return (
+        f"{who} were trained on an {cpu} before the book fixed the CPU's rounding (its"
+        " pinned numerics, in the methods appendix), so a rerun now may differ."
+    )
