@@ -131,7 +131,7 @@ def test_chapter_seconds_in_the_books_order_and_drawn_as_bars():
 
     import matplotlib.pyplot as plt
 
-    from recur.views.bench_view import chapter_seconds, plot_chapter_seconds
+    from recur.views.plots_bench import chapter_seconds, plot_chapter_seconds
 
     book = Path(__file__).resolve().parents[1] / "book"
     rows = [("chapter_seconds_ending", 5.0), ("chapter_seconds_02_shared_update", 80.0),

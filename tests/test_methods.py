@@ -162,11 +162,11 @@ def test_the_rounding_expectation_spans_every_pair_by_hand():
     moved = {"n": 20, "here": 19, "there": 20, "changed": 1}
     assert (
         methods.rounding_expectation([same])
-        == "So expect 20 of 20 of this procedure under other rounding."
+        == "So expect 20 of 20 of Chapter 6's procedure under other rounding."
     )
     assert methods.rounding_expectation([same, moved]) == (
-        "So expect 19 to 20 of 20 of this procedure under other rounding, and the list "
-        "of seeds that pass can change."
+        "So expect 19 to 20 of 20 of Chapter 6's procedure under other rounding, and "
+        "the list of seeds that pass can change."
     )
     with pytest.raises(ValueError, match="different numbers"):
         methods.rounding_expectation([same, moved | {"n": 3}])

@@ -209,7 +209,7 @@ def test_ch3_ablation_values_read_the_summary_and_the_seeds_that_lose():
         "abl_False_all_32_1x": 0.25, "abl_False_all_32_4x": 0.125,
         "abl_kept": "the task is learned at the trained width, and not always kept: "
         "1 of 3 seeds at 8 bits and 1 of 3 seeds at 32 bits are right on fewer sums "
-        "after 4(n + 1) rounds than after n + 1",
+        "after 4(n + 1) rounds than after its best round",
     }  # fmt: skip
 
 
@@ -376,8 +376,9 @@ def test_ch4_wider_values_say_whether_more_rounds_add_wider_sums():
     values = ch4.wider_values(wider)
     assert values["wide4_16"] == 0.32 and values["wide4_64"] == 0.0
     assert values["wide4_words"] == (
-        "Past the width it was trained on, more rounds do not make it right: it is "
-        "right on 32.0% of the 16-bit sums and 0.0% of the 64-bit sums."
+        "Past the width it was trained on, n + 1 rounds, enough for any carry, do not "
+        "make it right: it is right on 32.0% of the 16-bit sums and 0.0% of the 64-bit "
+        "sums."
     )
     held = ch4.wider_values(pd.DataFrame({"exact": [1.0, 0.995]}, index=[8, 16]))
     assert held["wide4_words"].startswith("It adds wider sums too")
@@ -1149,8 +1150,8 @@ def test_methods_rounding_values_compare_the_two_roundings(tmp_path):
         "and 1 of them met it in one and not the other."
     )
     assert values["rounding_expect"] == (
-        "So expect 1 to 2 of 2 of this procedure under other rounding, and the list of "
-        "seeds that pass can change."
+        "So expect 1 to 2 of 2 of Chapter 6's procedure under other rounding, and the "
+        "list of seeds that pass can change."
     )
 
 
@@ -1230,6 +1231,12 @@ def test_performance_cost_values_set_each_attention_beside_the_band():
     assert values["cost_full_4096"] == 30.0
     assert values["cost_mem_banded"] == 1.0 and values["cost_mem_masked"] == 4.0
     assert values["cost_mem_full"] == 2.0
+    assert values["cost_mem_words"] == "the band keeps less than full attention too"
+    full = costs["attention"] == "full"
+    lean_full = costs.assign(bytes=costs["bytes"].where(~full, 1))
+    assert performance.cost_values(lean_full)["cost_mem_words"] == (
+        "full attention even keeps less than the band"
+    )
     assert values["ut_d_model"] == 32 and values["ut_n_heads"] == 4
 
 
@@ -1420,3 +1427,18 @@ def test_the_bench_sentence_follows_its_seeds():
     quoted["act_ut_seeds_ok"], quoted["act_ut_exact_64bit_long_chains"] = 9.0, 0.0
     words = performance.act_ut_words(quoted, 10)
     assert words.startswith("Of the 10 seeds") and "long-chain ones 0%" in words
+
+
+def test_the_endings_verdict_follows_the_rule_row_by_row():
+    keys = ending.CLAIM_ROWS.values()
+    every = {f"{key}_{part}": 20 for key in keys for part in ("met", "n")}
+    assert ending.verdict_words(every).startswith(
+        "Measured against the book's rule, 10 of the table's 10 claims hold"
+    )
+    some = every | {"end_c2_met": 19, "sk_c2_1024_met": 18, "end_seeds_n": 40}
+    words = ending.verdict_words(some)  # 19 of 20 holds; 18 of 20 and 20 of 40 do not
+    held = "8 of the table's 10 claims hold: Chapter 2's cell on random sums, the"
+    assert held in words
+    assert words.endswith("other 2 are counts short of it, reported and not claimed.")
+    none = {key: 0 if key.endswith("_met") else 20 for key in every}
+    assert ending.verdict_words(none) == "No claim of the table meets the book's rule."

@@ -299,3 +299,22 @@ def test_drift_words_count_answers_that_turn_wrong_after_right():
     assert [turned_wrong(w) for w in (held, late, faded, never)] == [0, 0, 1, 0]
     assert drift_words([held, late]).startswith("Drift is the slower failure")
     assert drift_words([faded, held]).startswith("Drift turned 1 of this cell's 2")
+
+
+def test_each_model_is_read_as_its_chapter_reads_it():
+    from recur.pages.skeptic import read_after
+
+    assert read_after("Chapter 2's cell") == "n + 1 rounds"
+    assert read_after("holding cell") == "n + 1 rounds"
+    assert read_after("Chapter 3's injected cell") == "4(n + 1) rounds"
+    assert read_after("Chapter 6's Transformer") == "on time, within 2(n + 1) rounds"
+    assert read_after("holding DEQ cell") == "where its solver settles"
+
+
+def test_two_counts_are_apart_only_when_their_intervals_do_not_overlap():
+    from recur.pages.skeptic import apart_words
+
+    # Wilson 95%: 14 of 20 is 48% to 85%, 17 of 20 is 64% to 95%; 3 of 20 is 5% to 36%
+    assert apart_words((14, 20), (17, 20)).startswith("their intervals overlap")
+    assert apart_words((3, 20), (17, 20)).startswith("their intervals do not overlap")
+    assert apart_words((17, 20), (3, 20)).startswith("their intervals do not overlap")

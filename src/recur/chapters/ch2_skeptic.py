@@ -94,11 +94,12 @@ def drift_words(walks: list[Walk]) -> str:
     if not turned:
         return (
             "Drift is the slower failure: in Fig. 7 no answer of this cell turns wrong"
-            " after it was right, so the second figure shows its cause instead,"
+            " after it was right. The second figure shows whether its state keeps"
+            " still,"
         )
     return (
         f"Drift turned {turned} of this cell's {len(walks)} answers in Fig. 7 wrong"
-        " after they were right; the second figure shows its cause,"
+        " after they were right. The second figure shows whether its state keeps still,"
     )
 
 

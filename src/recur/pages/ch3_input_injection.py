@@ -97,7 +97,7 @@ def kept_words(lost: dict) -> str:
     kept when every seed lost sums at every width, kept when none did, else the
     counts."""
     n, widths = lost["n"], [k for k in lost if k != "n"]
-    fewer = "right on fewer sums after 4(n + 1) rounds than after n + 1"  # not a peak
+    fewer = "right on fewer sums after 4(n + 1) rounds than after its best round"
     learned = "the task is learned at the trained width"
     if all(lost[w] == n for w in widths):
         return f"{learned} but not kept: every seed is {fewer}"

@@ -109,8 +109,8 @@ def wider_values(wider: pd.DataFrame, trained_bits: int = 8) -> dict:
         words = f"It adds wider sums too: it is right on {shares}."
     else:
         words = (
-            "Past the width it was trained on, more rounds do not make it right: "
-            f"it is right on {shares}."
+            "Past the width it was trained on, n + 1 rounds, enough for any carry, do "
+            f"not make it right: it is right on {shares}."
         )
     return {"wide4_words": words} | {f"wide4_{n}": x for n, x in past.items()}
 

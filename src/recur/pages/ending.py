@@ -19,6 +19,7 @@ from recur.pages.machines import pins_note
 from recur.studies import live as lt
 from recur.studies.hardest_study import hardest_by_width, hardest_counts
 from recur.studies.seed_study import (
+    meets_rule,
     robust_words,
     seed_counts,
     the_bar,
@@ -170,6 +171,42 @@ def wide_values(wide: pd.DataFrame) -> dict:
     }
     right = hardest_by_width(wide)["all right"]  # seeds with every one right
     return values | prefixed("end_hard", {b: int(right[b]) for b in (256, 1024)})
+
+
+# the trained rows of the results table that state a claim (PonderNet's row states a
+# shortcoming), by the glue prefix of their counts
+CLAIM_ROWS = {
+    "Chapter 2's cell on random sums": "end_c2",
+    "Chapter 2's cell on the skeptic's sums": "sk_c2_1024",
+    "the holding cell on them": "sk_hold_1024",
+    "Chapter 3's injected cell": "end_c3",
+    "the injected cell on the skeptic's sums": "sk_c3_1024",
+    "Chapter 4's local UT": "end_c4",
+    "Chapter 6's Transformer": "end_seeds",
+    "the Transformer on the skeptic's sums": "sk_ut_1024",
+    "Chapter 7's DEQ cell": "end_deq",
+    "the DEQ cell on the skeptic's sums": "sk_deq_1024",
+}
+
+
+def verdict_words(values: dict) -> str:
+    """The results table's verdict, derived from its counts (``PREFIX_met`` and
+    ``PREFIX_n`` of :data:`CLAIM_ROWS` in ``values``): which claims meet the book's
+    rule, and how many rows are reported without being claimed."""
+    held = [
+        name
+        for name, key in CLAIM_ROWS.items()
+        if meets_rule(int(values[f"{key}_met"]), int(values[f"{key}_n"]))
+    ]
+    if not held:
+        return "No claim of the table meets the book's rule."
+    listed = held[0] if len(held) == 1 else f"{', '.join(held[:-1])} and {held[-1]}"
+    short = len(CLAIM_ROWS) - len(held)
+    return (
+        f"Measured against the book's rule, {len(held)} of the table's "
+        f"{len(CLAIM_ROWS)} claims hold: {listed}. The other {short} are counts short "
+        "of it, reported and not claimed."
+    )
 
 
 def page_values(data="data") -> dict:

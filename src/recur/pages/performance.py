@@ -143,6 +143,11 @@ def cost_values(cpu_costs: pd.DataFrame) -> dict:
         values[f"cost_time_{n}"] = seconds[n, ATTENTION["masked"]] / time
     values["cost_full_4096"] = seconds[LONGEST, ATTENTION["full"]] / band[LONGEST]
     kept = {key: kept_mib[LONGEST, name] for key, name in ATTENTION.items()}
+    values["cost_mem_words"] = (
+        "full attention even keeps less than the band"
+        if kept["full"] < kept["banded"]
+        else "the band keeps less than full attention too"
+    )
     return values | prefixed("cost_mem", kept)
 
 

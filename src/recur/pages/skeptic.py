@@ -9,9 +9,10 @@ from functools import partial
 import pandas as pd
 
 from recur.core.hardest import skeptic_sums
-from recur.core.intervals import interval_range, interval_text
+from recur.core.intervals import interval_range, interval_text, wilson
 from recur.pages.glue import read_table
 from recur.studies.skeptic_study import (
+    ROUNDS_PER_POSITION,
     SEARCH_BITS,
     SEARCH_DRAWS,
     all_passed,
@@ -32,6 +33,7 @@ KEYS = {
     "holding cell without chain sums": "nochains",
     "holding DEQ cell without the saturation cost": "nosat",
 }
+KEYS_C2 = ("c2", "hold")  # Chapter 2's cell and its holding cell, compared
 CHOOSE_BITS = 256  # the choosing study's widest sums: its with/without counts
 NAMED_BITS = 64  # the width at which the named sums are counted (any width >= 16)
 
@@ -136,6 +138,8 @@ def skeptic_values(data="data") -> dict:
         values |= {f"sk_ut_{n_bits}_{k}": v for k, v in ways.items()}
     values |= _counts(choose, "sk_choose_", (CHOOSE_BITS,))
     values["sk_hdeq_unchecked"] = unchecked(report, "holding DEQ cell")
+    counts = [(values[f"sk_{k}_1024_met"], values[f"sk_{k}_1024_n"]) for k in KEYS_C2]
+    values["sk_hold_apart"] = apart_words(*counts)
     for model, key in (("Chapter 7's DEQ cell", "deq"), ("holding DEQ cell", "hdeq")):
         runs = report[report["model"] == model].drop_duplicates("seed")
         values[f"sk_{key}_median_s"] = float(runs["train seconds"].median())
@@ -146,9 +150,28 @@ def skeptic_values(data="data") -> dict:
     return values
 
 
+def apart_words(a: tuple[int, int], b: tuple[int, int]) -> str:
+    """Whether two counts (met, n) can be told apart by their 95% intervals, in words
+    that follow the two counts in a sentence."""
+    (low_a, high_a), (low_b, high_b) = wilson(*a), wilson(*b)
+    if high_a < low_b or high_b < low_a:
+        return "their intervals do not overlap, so the seeds tell them apart"
+    return "their intervals overlap, so these seeds cannot tell the two apart"
+
+
+def read_after(model: str) -> str:
+    """When the skeptic's study reads ``model``'s answer, as its chapter reads it."""
+    if "DEQ" in model:
+        return "where its solver settles"
+    if "Transformer" in model:
+        return "on time, within 2(n + 1) rounds"
+    per_position = ROUNDS_PER_POSITION.get(model, 1)
+    return "n + 1 rounds" if per_position == 1 else f"{per_position}(n + 1) rounds"
+
+
 def skeptic_table(data="data") -> pd.DataFrame:
-    """Seeds whose model got every skeptic's sum right, by model and width, with the
-    interval: the report study and the 4,096-bit one."""
+    """Seeds whose model got every skeptic's sum right, by model and width, with when
+    each model is read: the report study and the 4,096-bit one."""
     read = partial(read_table, data)
     table = pd.concat([read("skeptic_report"), read("skeptic_wide")])
     rows = []
@@ -158,5 +181,5 @@ def skeptic_table(data="data") -> pd.DataFrame:
             met, n = all_passed(table, model, int(n_bits))
             cells[f"{n_bits:,} bits"] = f"{met} of {n}" if n else "-"
         if any(v != "-" for v in cells.values()):
-            rows.append({"model": model} | cells)
+            rows.append({"model": model, "read after": read_after(model)} | cells)
     return pd.DataFrame(rows).set_index("model")

@@ -166,7 +166,8 @@ def rounding_expectation(counts: list[dict]) -> str:
             f"the pairs trained different numbers of seeds: {sorted(sizes)}"
         )
     met = count_range(*(c[k] for c in counts for k in ("here", "there")))
-    words = f"So expect {met} of {sizes.pop()} of this procedure under other rounding"
+    procedure = "Chapter 6's procedure"
+    words = f"So expect {met} of {sizes.pop()} of {procedure} under other rounding"
     moved = any(c["changed"] for c in counts)
     return words + (", and the list of seeds that pass can change." if moved else ".")
 

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import re
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from recur.views.palette import PALETTE
-from recur.views.style import finish
 from recur.views.text import percent_text
 
 
@@ -135,7 +132,7 @@ LABELS = {
     "Chapter 4": [
         (
             r"ut_step_ratio_vs_torch_encoder_layer",
-            "UT round time / PyTorch encoder layer",
+            "one UT round / PyTorch's encoder layer, same size (forward + backward)",
         ),
     ],
     "Chapter 6": [
@@ -152,13 +149,13 @@ LABELS = {
         (r"two_slots_same_weights", "same weights bit for bit (1 = yes)"),
         (
             r"rows_only_seconds_per_step_every_sum",
-            "one training step after 600, every sum stepped",
+            "one training step after 600, the layer run on every sum",
         ),
         (
             r"rows_only_seconds_per_step_running_sums",
-            "one training step after 600, unhalted sums only",
+            "one training step after 600, only on sums still running",
         ),
-        (r"rows_only_over_every_sum", "time ratio, unhalted sums only / every sum"),
+        (r"rows_only_over_every_sum", "time ratio, sums still running / every sum"),
         (r"act_ut_training_seconds$", "training time, median"),
         (r"act_ut_training_seconds_slowest", "training time, slowest seed"),
         (r"act_ut_restarted", "runs that restarted"),
@@ -167,7 +164,7 @@ LABELS = {
             "exact on {0}-bit long chains, worst seed",
         ),
         (r"act_ut_exact_(\d+)bit$", "exact on random {0}-bit sums, worst seed"),
-        (r"act_ut_steps_beyond_carry", "steps beyond the carry, 8 bits, worst seed"),
+        (r"act_ut_steps_beyond_carry", "rounds past the carry, 8 bits, worst seed"),
     ],
     "Chapter 7": [
         (
@@ -370,41 +367,3 @@ def gpu_check_summary(checks: list[dict], titles: dict | None = None) -> dict:
         "differ": differ,
         "verdicts": "; ".join(verdicts) or "no page",
     }
-
-
-def chapter_seconds(bench: pd.DataFrame, book=".") -> pd.Series:
-    """From :func:`read_bench`'s rows: each page's execution seconds, in the book's
-    order (the introduction, the chapters, the back matter), indexed by the page as a
-    reader knows it (:func:`page_title`)."""
-    rows = bench[bench["name"].str.startswith("chapter_seconds_")]
-    if rows.empty:
-        raise ValueError("no chapter_seconds_* rows: run make bench")
-    stems = rows["name"].str.removeprefix("chapter_seconds_")
-    seconds = pd.Series(rows["value"].to_numpy(), index=stems.to_numpy())
-    seconds = seconds.loc[sorted(seconds.index, key=_book_order)]
-    return seconds.rename(
-        index=lambda stem: "Introduction" if stem == "intro" else page_title(stem, book)
-    )
-
-
-def _book_order(stem: str) -> tuple[int, str]:
-    """The introduction, the numbered chapters, then the back matter by name."""
-    number = stem.split("_")[0]
-    if stem == "intro":
-        return (0, stem)
-    return (int(number), stem) if number.isdigit() else (100, stem)
-
-
-def plot_chapter_seconds(seconds: pd.Series):
-    """:func:`chapter_seconds` as horizontal bars, the first page at the top, each
-    bar labelled with its seconds."""
-    fig, ax = plt.subplots(figsize=(6.4, 0.32 * len(seconds) + 1.0))
-    y = range(len(seconds))[::-1]  # the first page on top
-    ax.barh(list(y), seconds.to_numpy(), color=PALETTE[0])
-    ax.set_yticks(list(y), seconds.index)
-    for k, value in zip(y, seconds.to_numpy(), strict=True):
-        ax.text(value, k, f" {value:.0f} s", va="center", fontsize=9)
-    ax.set_xlabel("seconds to execute, one CPU thread (make bench)")
-    ax.set_xlim(0, 1.15 * float(seconds.max()))
-    ax.grid(axis="x", alpha=0.3)
-    return finish(fig)
