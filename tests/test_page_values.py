@@ -1372,7 +1372,9 @@ PAGES = {
     "03_input_injection": ch3_keys,
     "06_act_ut": ch6_keys,
     "07_fixed_points": ch7_keys,
-    "ending": lambda: set(ending.page_values(DATA) | skeptic_values(DATA)),
+    "ending": lambda: (
+        set(ending.page_values(DATA) | skeptic_values(DATA)) | {"end_verdict"}
+    ),  # glued by the page from those values (verdict_words)
     "performance": lambda: set(performance.page_values(DATA, BOOK)),
     "methods": lambda: (
         set(methods_page.code_values())

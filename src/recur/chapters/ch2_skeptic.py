@@ -95,11 +95,11 @@ def drift_words(walks: list[Walk]) -> str:
         return (
             "Drift is the slower failure: in Fig. 7 no answer of this cell turns wrong"
             " after it was right. The second figure shows whether its state keeps"
-            " still,"
+            " still:"
         )
     return (
         f"Drift turned {turned} of this cell's {len(walks)} answers in Fig. 7 wrong"
-        " after they were right. The second figure shows whether its state keeps still,"
+        " after they were right. The second figure shows whether its state keeps still:"
     )
 
 

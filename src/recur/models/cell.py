@@ -176,7 +176,7 @@ class LocalCell(RoundModel):
             raw.append(self.unsnapped_step(state, problem))  # (B, n, d)
             state = snapped(raw[-1]) if self.snap else raw[-1]  # (B, n, d)
             logits.append(self.readout(state).squeeze(-1))  # (B, n)
-        extra = bits.new_zeros(())  # (B,) per sum with a hold or saturation cost
+        extra = bits.new_zeros(())  # (): (B,) once a hold or saturation cost adds in
         if self.training and self.hold_cost and n_rounds > 1:
             extra = self.hold_cost * hold_loss(torch.stack(raw), waits(bits))
         if self.training and self.saturation_cost:

@@ -13,6 +13,7 @@ import pandas as pd
 from recur.core.machine import read_machine_records, sidecar_path
 from recur.core.numerics import PINS
 from recur.pages.glue import prefixed, read_table
+from recur.studies import live as lt
 from recur.studies import methods as studies
 
 # Chapter 6's reporting studies but its hundred seeds, its six small studies, the live
@@ -192,3 +193,20 @@ def pins_note(data, table: str, who: str) -> str:
         f"{who} were trained on an {cpu} before the book fixed the CPU's rounding (its"
         " pinned numerics, in the methods appendix), so a rerun now may differ."
     )
+
+
+def live_runs_table(data="data") -> pd.DataFrame:
+    """The live trainings' twenty seeds as three runs computed them: without the pins
+    on the CPU of ``unpinned/`` and on that of ``other_cpu/``, and pinned (the table
+    the chapters read): per training, the seeds that met its chapter's bar."""
+    records = read_machine_records(data)
+    runs = {}
+    for table in (f"{BEFORE}/live_seeds", "other_cpu/live_seeds", "live_seeds"):
+        record = records[f"{table}.csv"]
+        numerics = "pinned, read by the book" if record["pinned"] else "CPU's own"
+        counts = read_table(data, table)
+        runs[f"{cpu_name(record['cpu'])}, {numerics}"] = {
+            training.name: "{met} of {n}".format(**lt.live_counts(counts, training))
+            for training in lt.LIVE
+        }
+    return pd.DataFrame(runs).rename_axis("seeds that met the bar")
