@@ -159,23 +159,25 @@ def apart_words(a: tuple[int, int], b: tuple[int, int]) -> str:
     return "their intervals overlap, so these seeds cannot tell the two apart"
 
 
-def read_after(model: str) -> str:
-    """When the skeptic's study reads ``model``'s answer, as its chapter reads it."""
-    if "DEQ" in model:
+def read_after(name: str) -> str:
+    """When the skeptic's study reads the answer of the model called ``name``, as its
+    chapter reads it."""
+    if "DEQ" in name:
         return "where its solver settles"
-    if "Transformer" in model:
+    if "Transformer" in name:
         return "on time, within 2(n + 1) rounds"
-    per_position = ROUNDS_PER_POSITION.get(model, 1)
+    per_position = ROUNDS_PER_POSITION.get(name, 1)
     return "n + 1 rounds" if per_position == 1 else f"{per_position}(n + 1) rounds"
 
 
-def skeptic_table(data="data", models=tuple(KEYS)) -> pd.DataFrame:
-    """Seeds whose model got every skeptic's sum right, by model (of ``models``) and
-    width, with when each model is read: the report study and the 4,096-bit one."""
+def skeptic_table(data="data", names=tuple(KEYS)) -> pd.DataFrame:
+    """Seeds whose model got every skeptic's sum right, by model (those called
+    ``names``) and width, with when each is read: the report study and the 4,096-bit
+    one."""
     read = partial(read_table, data)
     table = pd.concat([read("skeptic_report"), read("skeptic_wide")])
     rows = []
-    for model in models:
+    for model in names:
         cells = {}
         for n_bits in sorted(table["n_bits"].unique()):
             met, n = all_passed(table, model, int(n_bits))
