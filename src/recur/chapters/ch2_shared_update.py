@@ -30,6 +30,7 @@ from recur.training.checked import (
 )
 from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
+from recur.views.text import listed
 
 
 def rule_exact_by_round(batch: AdditionBatch, n_rounds: int) -> torch.Tensor:
@@ -276,8 +277,7 @@ def _lag(behind: np.ndarray) -> str:
 
 def _listed(numbers: list[int]) -> str:
     """A list of numbers as words: "8", "8 and 16", "1, 2 and 4"."""
-    texts = [f"{n}" for n in numbers]
-    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
+    return listed([f"{n}" for n in numbers])
 
 
 def train_cell(seed: int = 0, max_attempts: int = 3, **overrides) -> CheckedRun:

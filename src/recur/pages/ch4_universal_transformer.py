@@ -13,7 +13,7 @@ from recur.studies.live import CHAPTER4_LOCAL_UT, UT_EXACT, live_counts
 from recur.studies.seed_study import robust_words
 from recur.training.ut_recipe import FULL_UT, LOCAL_UT, UT_SIZE
 from recur.views.bench_view import chapter_time
-from recur.views.text import percent_text
+from recur.views.text import listed, percent_text
 
 SHARED = ("n_rounds", "lr")  # the settings the prose says the two UTs share
 FULL, LOCAL, RULE = "UT, full attention", "UT, local window 1", "exact rule (local)"
@@ -252,9 +252,9 @@ EARLY_ROUNDS = (1, 2, 3)  # where a window of one still limits the rule
 
 def _rounds_text(rounds: list[int]) -> str:
     """ "round 2", "rounds 1 and 2", "rounds 1, 2 and 3"."""
-    if len(rounds) == 1:
-        return f"round {rounds[0]}"
-    return "rounds " + ", ".join(map(str, rounds[:-1])) + f" and {rounds[-1]}"
+    return ("round " if len(rounds) == 1 else "rounds ") + listed(
+        list(map(str, rounds))
+    )
 
 
 def _shows_words(beats: list[int]) -> str:

@@ -27,6 +27,7 @@ from recur.studies.seed_study import (
     wide_counts,
 )
 from recur.studies.skeptic_study import ROUNDS_PER_POSITION
+from recur.views.text import listed
 
 CHAIN_WIDTHS = [2**k for k in range(1, 13)]  # Chapter 1's widths, 2 to 4,096 bits
 CHAIN_PAIRS = 4000  # random sums per width of Chapter 1's chain growth
@@ -47,12 +48,12 @@ def code_values() -> dict:
     4,000 random sums per width; at 64 bits also as a share of a fixed-round model's
     65 rounds), Chapter 2's cell's parameters, the bar and its confidence."""
     growth = chain_growth(CHAIN_WIDTHS, n_pairs=CHAIN_PAIRS, seed=0)
+    chain_64 = float(growth.stats.loc[UT_BITS, "mean"])  # a waiting sum's least cost
     values = {
         "end_slope": growth.slope,
         "end_chain_4096": float(growth.stats.loc[4096, "mean"]),
-        # a sum's cost when its slowest position waits for the longest chain
-        "end_chain_64": float(growth.stats.loc[UT_BITS, "mean"]),
-        "end_chain_64_share": float(growth.stats.loc[UT_BITS, "mean"]) / (UT_BITS + 1),
+        "end_chain_64": chain_64,
+        "end_chain_64_share": chain_64 / (UT_BITS + 1),
     }
     values["end_cell_params"] = n_parameters(LocalCell())
     values |= prefixed("bar", the_bar()) | {"end_hard_past": HARDEST_PAST}
@@ -200,12 +201,11 @@ def verdict_words(values: dict) -> str:
     ]
     if not held:
         return "No claim of the table meets the book's rule."
-    listed = held[0] if len(held) == 1 else f"{', '.join(held[:-1])} and {held[-1]}"
     short = len(CLAIM_ROWS) - len(held)
     return (
         f"Measured against the book's rule, {len(held)} of the table's "
-        f"{len(CLAIM_ROWS)} claims hold: {listed}. The other {short} are counts short "
-        "of it, reported and not claimed."
+        f"{len(CLAIM_ROWS)} claims hold: {listed(held)}. The other {short} are counts "
+        "short of it, reported and not claimed."
     )
 
 

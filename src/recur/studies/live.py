@@ -55,6 +55,7 @@ from recur.training.config import TrainConfig
 from recur.training.evaluate import evaluate
 from recur.training.loop import train
 from recur.training.ut_recipe import LOCAL_UT, train_ut
+from recur.views.text import listed
 
 WIDE_SUMS = 50  # the 1,024-bit sums each live-trained cell is tested on
 WIDE_BITS = 1024
@@ -320,10 +321,10 @@ def short_of_the_bar_words(table: pd.DataFrame, trainings=RESULTS) -> str:
             f"Every live training whose result a chapter states met it for at least "
             f"{SEEDS_NEEDED} of {n} seeds."
         )
-    listed = short[0] if len(short) == 1 else f"{', '.join(short[:-1])} and {short[-1]}"
     whose = "its chapter's result" if len(short) == 1 else "their chapters' results"
     return (
-        f"Of the live trainings whose result a chapter states, {listed} met {whose} "
+        "Of the live trainings whose result a chapter states, "
+        f"{listed(short)} met {whose} "
         f"for fewer than {SEEDS_NEEDED} of {n} seeds (the table above counts them). "
         "Why some seeds fail where others work, we measured only in part."
     )

@@ -16,6 +16,7 @@ from recur.studies.ch7_study import STUDY as CH7_STUDY
 from recur.studies.live import FIRST_100_DIFFERS, RESULTS, SEEDS_NEEDED
 from recur.studies.seed_study import changed_outcomes, count_range
 from recur.studies.study import Study
+from recur.views.text import listed
 
 ONE_RUN_NAMES = tuple(t.name for t in FIRST_100_DIFFERS)  # the one-run study's own
 
@@ -237,7 +238,6 @@ def cpu_words(changes: dict, lead: str = "") -> str:
     opening = f"{lead}, the" if lead else "The"
     if not moved:
         return f"{opening} count of seeds that met the bar moved for no model."
-    listed = moved[0] if len(moved) == 1 else f"{', '.join(moved[:-1])} and {moved[-1]}"
     crossed = changes["crossed"]
     bar = f"the book's rule of {SEEDS_NEEDED} seeds in {ROBUST[1]}"
     verdict = (
@@ -246,7 +246,8 @@ def cpu_words(changes: dict, lead: str = "") -> str:
         else f"{' and '.join(crossed)} moved across {bar}"
     )
     counts = "count" if len(moved) == 1 else "counts"
-    return f"{opening} {counts} of seeds that met the bar moved ({listed}); {verdict}."
+    moved_words = f"{counts} of seeds that met the bar moved ({listed(moved)})"
+    return f"{opening} {moved_words}; {verdict}."
 
 
 def rows_in_common(here: pd.DataFrame, there: pd.DataFrame) -> dict:

@@ -46,6 +46,13 @@ def _fixed(x: float, decimals: int) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
+def listed(items: list[str]) -> str:
+    """Items as a sentence lists them: "a", "a and b", "a, b and c"."""
+    if not items:
+        raise ValueError("nothing to list")
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def percent_text(x: float) -> str:
     """The book's one rule for a share, in tables and (glued) prose alike: rounded to
     one decimal as Python's ``{:.1%}`` does, except that a miss never reads 100.0%
