@@ -180,6 +180,10 @@ def test_ch3_code_and_study_values(tmp_path):
     values = ch3.study_values(_write_tables(tmp_path, {"live_seeds": live}))
     assert values["seeds_inj_met"] == 1 and values["seeds_inj_n"] == 2
     assert values["seeds_inj_added"] == 2 and values["seeds_inj_short"] == 1
+    assert values["seeds_inj_three_all"] == 1.0  # both reached: three would too
+    live.loc[1, "reached 100%"] = False  # one of two: three all reach 1/2^3 of the time
+    values = ch3.study_values(_write_tables(tmp_path, {"live_seeds": live}))
+    assert values["seeds_inj_three_all"] == 0.125
 
 
 def _ablation_rows(seed: int, bits: int, trained: float, most: float) -> list[dict]:
@@ -311,8 +315,11 @@ def test_ch4_code_and_study_values(tmp_path):
         "steps_full": 800, "steps_local": 1500, "run_time": "about 30 seconds",
     }  # fmt: skip
     live = pd.DataFrame(_live_rows("Chapter 4's local UT", [True, True, False]))
-    values = ch4.study_values(_write_tables(tmp_path, {"live_seeds": live}))
+    one_run = pd.DataFrame(_live_rows("Chapter 4's local UT", [True, False, False]))
+    tables = {"live_seeds": live, "live_seeds_first_100": one_run}
+    values = ch4.study_values(_write_tables(tmp_path, tables))
     assert values["seeds_ut_met"] == 2 and values["seeds_ut_n"] == 3
+    assert values["seeds_ut_one_met"] == 1 and values["seeds_ut_one_n"] == 3
     assert values["seeds_ut_bar"] == 0.99
     assert values["seeds_ut_verdict"].startswith("falls short of")
 
@@ -1049,6 +1056,14 @@ def test_ch7_iterations_values_read_a_chain_of_32():
     assert values["it_anderson_words"] == "converges after 9 iterations"
     # Anderson needed more than plain iteration at chains 1 and 2 (5 > 2, 6 > 3)
     assert values["it_anderson_more"] == 2 and values["it_lengths"] == 3
+    assert values["it_anderson_capped"] == "at no chain length"
+    rows[4], rows[5] = (2, "anderson", 6, 1.0, False), (32, "anderson", 9, 0.75, False)
+    iterations = pd.DataFrame(rows, columns=iterations.columns)
+    capped = ch7.iterations_values(iterations)["it_anderson_capped"]
+    assert capped == "at chains of 2 and 32"
+    rows[4] = (2, "anderson", 6, 1.0, True)
+    iterations = pd.DataFrame(rows, columns=iterations.columns)
+    assert ch7.iterations_values(iterations)["it_anderson_capped"] == "at a chain of 32"
 
 
 def test_ch7_memory_values_compare_36_rounds_with_9():
@@ -1169,7 +1184,8 @@ def test_performance_bench_values_quote_make_bench():
     assert values["perf_pins_slowdown_act_ut"] == 4.0
     assert values["perf_deq_peak_mib_unrolled_36_max"] == len(quoted) - 1
     assert values["perf_act_ut_exact_64bit_long_chains"] == 7.0
-    assert len(values) == 2 + 9 + 12 + 1  # 2 x 2 peaks (least and most), the words
+    assert len(values) == 2 + 12 + 12 + 1  # 2 x 2 peaks (least and most), the words
+    assert values["perf_chapter_seconds_02_shared_update"] == 11.0
     assert performance.bench_values({"gpu": "H200"}, bench)["bench_gpu"] == "H200"
 
 
@@ -1373,8 +1389,9 @@ PAGES = {
     "06_act_ut": ch6_keys,
     "07_fixed_points": ch7_keys,
     "ending": lambda: (
-        set(ending.page_values(DATA) | skeptic_values(DATA)) | {"end_verdict"}
-    ),  # glued by the page from those values (verdict_words)
+        set(ending.page_values(DATA) | skeptic_values(DATA))
+        | {"end_verdict", "end_answer"}
+    ),  # glued by the page from those values (verdict_words, answer_words)
     "performance": lambda: set(performance.page_values(DATA, BOOK)),
     "methods": lambda: (
         set(methods_page.code_values())
@@ -1439,8 +1456,39 @@ def test_the_endings_verdict_follows_the_rule_row_by_row():
     )
     some = every | {"end_c2_met": 19, "sk_c2_1024_met": 18, "end_seeds_n": 40}
     words = ending.verdict_words(some)  # 19 of 20 holds; 18 of 20 and 20 of 40 do not
-    held = "8 of the table's 10 claims hold: Chapter 2's cell on random sums, the"
+    held = (
+        "8 of the table's 10 claims hold: Chapter 2's cell on random sums, Chapter 2's"
+    )
     assert held in words
     assert words.endswith("other 2 are counts short of it, reported and not claimed.")
     none = {key: 0 if key.endswith("_met") else 20 for key in every}
     assert ending.verdict_words(none) == "No claim of the table meets the book's rule."
+
+
+def test_the_endings_answer_names_what_held_and_the_best_that_did_not():
+    keys = ending.CLAIM_ROWS.values()
+    short = {f"{key}_{part}": 20 for key in keys for part in ("met", "n")}
+    short |= {f"{key}_met": 10 for key in keys if key.startswith("sk_")}
+    short |= {"sk_hold_1024_met": 17, "sk_c3_1024_met": 16, "end_c3_met": 13}
+    words = ending.answer_words(short)  # by hand: 17 of 20 is the best, and short
+    assert words.startswith(
+        "More rounds computed more on random sums: Chapter 2's cell,"
+    )
+    assert "Chapter 3's" not in words.split(";")[0]  # 13 of 20 is short of the rule
+    assert words.endswith(
+        "none does yet (the most: 17 of 20 seeds, Chapter 2's holding cell)."
+    )
+    held = short | {"sk_deq_1024_met": 19}
+    assert ending.answer_words(held).endswith("rounds, Chapter 7's DEQ cell did too.")
+    none = {key: 0 if key.endswith("_met") else 20 for key in short}
+    assert "On random sums, no learned model meets" in ending.answer_words(none)
+
+
+def test_a_bar_says_its_count_and_whether_it_meets_the_rule():
+    assert (
+        methods_page.bar_words(19, 20) == "19 of 20 seeds passed, which meets the rule"
+    )
+    assert methods_page.bar_words(18, 20) == "18 of 20 seeds passed, short of the rule"
+    assert methods_page.bar_words(95, 100, "showed it").endswith(
+        "showed it, which meets the rule"
+    )

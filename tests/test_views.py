@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import matplotlib
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -729,3 +730,26 @@ def test_rounds_bought_draws_the_rule_the_cell_and_acts_mean():
     assert list(rule) == [0, 2] and list(cell) == [5, 5]
     assert list(act) == [1.5, 4.0]  # PonderNet's rows left out
     plt.close(fig)
+
+
+def test_late_marks_find_each_position_wrong_at_or_after_the_read():
+    from recur.views.plots_skeptic import late_marks
+
+    right = np.ones((5, 3), dtype=bool)  # 5 rounds, bits 0 to 2 (2: the carry out)
+    right[0, :] = False  # wrong before the read: no mark
+    right[2, 2] = False  # the carry out wrong in round 3, read after round 2
+    right[4, 0] = right[3, 0] = False  # bit 0 wrong again in rounds 4 and 5
+    positions, rounds = late_marks(right, read_round=2)
+    assert positions.tolist() == [0, 2]  # drawn with the carry out at 0, bit 0 at 2
+    assert rounds.tolist() == [3, 4]
+
+
+def test_the_fade_axis_is_linear_to_past_the_read_then_logarithmic():
+    from recur.views.plots_skeptic import linear_then_log
+
+    forward, inverse = linear_then_log(80, 1065.5, log_share=0.35)
+    assert forward(40) == 40 and forward(80) == 80  # a row per round up to 80
+    assert np.isclose(forward(1065.5), 80 / 0.65)  # the log part: 35% of the axis
+    assert forward(500) - forward(250) == pytest.approx(forward(1000) - forward(500))
+    u = np.array([1.0, 65.0, 100.0, 120.0])
+    assert np.allclose(forward(inverse(u)), u)

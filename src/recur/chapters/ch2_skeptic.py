@@ -88,18 +88,17 @@ def turned_wrong(w: Walk) -> bool:
 
 
 def drift_words(walks: list[Walk]) -> str:
-    """Whether drift turned any of ``walks`` wrong after it was right, in words that
-    open the sentence introducing the figure of the state's motion."""
+    """Whether drift turned any of ``walks`` wrong after it was right, as a sentence
+    about the figure above it."""
     turned = sum(turned_wrong(w) for w in walks)
     if not turned:
         return (
-            "Drift is the slower failure: in Fig. 7 no answer of this cell turns wrong"
-            " after it was right. The second figure shows whether its state keeps"
-            " still:"
+            "Drift is the slower failure: in the figure no answer of this cell turns"
+            " wrong after it was right."
         )
     return (
-        f"Drift turned {turned} of this cell's {len(walks)} answers in Fig. 7 wrong"
-        " after they were right. The second figure shows whether its state keeps still:"
+        f"Drift turned {turned} of this cell's {len(walks)} answers in the figure wrong"
+        " after they were right."
     )
 
 

@@ -107,18 +107,9 @@ def fade_values(seed: int, walks: dict, read_round: int, holding_run) -> dict:
             values[f"fade_{who}_{key}"] = fade_words(
                 walks[f"{name}, {model}"], read_round
             )
-    for who, model in models.items():
-        change = walks[f"1 + 111…10, {model}"].change[:, -1]  # the carry out
-        values[f"fade_{who}_moving"] = f"{int((change[1:] > 0).sum()):,}"
-        late = change[2 * read_round :]  # after twice the rounds the book reads
-        values[f"fade_{who}_late_move"] = (
-            f"{float(late.max()):.1e}" if len(late) else "0"
-        )
     values["fade_drift_words"] = drift_words(
         [walks[f"{name}, {models['c2']}"] for name in sums.values()]
     )
-    values["fade_rounds"] = len(change) - 1  # rounds 2.. (round 1 leaves zeros)
-    values["fade_after"] = 2 * read_round
     return values
 
 

@@ -22,8 +22,11 @@ def code_values(bench="data/bench.jsonl") -> dict:
 
 
 def study_values(data="data") -> dict:
-    """The injected cell's live-seed study (``live_seeds.csv``, ``seeds_inj_``)."""
+    """The injected cell's live-seed study (``live_seeds.csv``, ``seeds_inj_``), and
+    how often three seeds would all reach the training's target if each did so at the
+    twenty's share (``seeds_inj_three_all``)."""
     seeds = live_seed_values(read_table(data, "live_seeds"), CHAPTER3_INJECTED)
+    seeds["three_all"] = (seeds["reached"] / seeds["n"]) ** 3
     return {key: plain(value) for key, value in prefixed("seeds_inj", seeds).items()}
 
 

@@ -38,9 +38,12 @@ def code_values(bench="data/bench.jsonl") -> dict:
 def study_values(data="data") -> dict:
     """The local UT's live-seed study (``live_seeds.csv``): its counts, the share of
     8-bit sums it is asked for and whether its count meets the book's rule
-    (``seeds_ut_``)."""
+    (``seeds_ut_``); and the same seeds trained in one run without a restart
+    (``live_seeds_first_100.csv``, ``seeds_ut_one_``)."""
     counts = live_counts(read_table(data, "live_seeds"), CHAPTER4_LOCAL_UT)
     counts |= {"bar": UT_EXACT, "verdict": robust_words(counts["met"], counts["n"])}
+    one = live_counts(read_table(data, "live_seeds_first_100"), CHAPTER4_LOCAL_UT)
+    counts |= {"one_met": one["met"], "one_n": one["n"]}
     return {key: plain(value) for key, value in prefixed("seeds_ut", counts).items()}
 
 

@@ -33,7 +33,7 @@ from recur.training.config import TrainConfig
 from recur.training.loop import SCREEN_PAIRS
 from recur.views.bench_view import chapter_time
 from recur.views.explorers import PAGE_MAX_BITS
-from recur.views.text import more_word, small_number
+from recur.views.text import listed, more_word, small_number
 
 WIDEST = 1024  # the widest sums the DEQ is tested on in the page
 CHAIN = 32  # the chain length at which the page sets the two solvers side by side
@@ -161,6 +161,7 @@ def iterations_values(iterations: pd.DataFrame) -> dict:
     converged = it["converged"]["anderson"][CHAIN]
     values["anderson_words"] = solve_words(anderson[CHAIN], converged)
     values["anderson_more"] = int((anderson > plain_it).sum())  # chain lengths
+    values["anderson_capped"] = capped_words(it["converged"]["anderson"])
     values["lengths"] = len(it)
     return prefixed("it", values)
 
@@ -188,6 +189,15 @@ def settle_values(changes: dict, settle: pd.DataFrame, tol: float) -> dict:
     moved = settle_words(dict(zip(LOOPS.values(), last, strict=True)), tol)
     values = prefixed("settle", shown | moved | {"tol": small_number(tol)})
     return values | prefixed("settle_seeds", seeds_above(settle, tol))
+
+
+def capped_words(converged: pd.Series) -> str:
+    """The chain lengths (``converged``'s index) whose solve stopped at its cap, as
+    words: "at chains of 24 and 32", or "at no chain length"."""
+    capped = [str(length) for length, done in converged.items() if not done]
+    if not capped:
+        return "at no chain length"
+    return f"at {'a chain' if len(capped) == 1 else 'chains'} of {listed(capped)}"
 
 
 def solve_words(n_iter: int, converged: bool) -> str:

@@ -179,14 +179,14 @@ def wide_values(wide: pd.DataFrame) -> dict:
 CLAIM_ROWS = {
     "Chapter 2's cell on random sums": "end_c2",
     "Chapter 2's cell on the skeptic's sums": "sk_c2_1024",
-    "the holding cell on them": "sk_hold_1024",
+    "Chapter 2's holding cell on the skeptic's sums": "sk_hold_1024",
     "Chapter 3's injected cell": "end_c3",
-    "the injected cell on the skeptic's sums": "sk_c3_1024",
+    "Chapter 3's injected cell on the skeptic's sums": "sk_c3_1024",
     "Chapter 4's local UT": "end_c4",
     "Chapter 6's Transformer": "end_seeds",
-    "the Transformer on the skeptic's sums": "sk_ut_1024",
+    "Chapter 6's Transformer on the skeptic's sums": "sk_ut_1024",
     "Chapter 7's DEQ cell": "end_deq",
-    "the DEQ cell on the skeptic's sums": "sk_deq_1024",
+    "Chapter 7's DEQ cell on the skeptic's sums": "sk_deq_1024",
 }
 
 
@@ -207,6 +207,39 @@ def verdict_words(values: dict) -> str:
         f"{len(CLAIM_ROWS)} claims hold: {listed(held)}. The other {short} are counts "
         "short of it, reported and not claimed."
     )
+
+
+def answer_words(values: dict) -> str:
+    """The page's answer in one sentence, derived from the results table's counts as
+    :func:`verdict_words` reads them: which claims on random sums meet the book's rule,
+    and whether any on the skeptic's sums does (else the best count among them)."""
+    counts = {
+        name: (int(values[f"{key}_met"]), int(values[f"{key}_n"]))
+        for name, key in CLAIM_ROWS.items()
+    }
+    skeptic = {name: c for name, c in counts.items() if "skeptic" in name}
+    held = [name for name, c in counts.items() if meets_rule(*c)]
+    on_random = [
+        name.removesuffix(" on random sums") for name in held if name not in skeptic
+    ]
+    on_skeptic = [
+        name.removesuffix(" on the skeptic's sums") for name in held if name in skeptic
+    ]
+    first = (
+        f"More rounds computed more on random sums: {listed(on_random)} meet the "
+        "book's rule"
+        if on_random
+        else "On random sums, no learned model meets the book's rule"
+    )
+    hold = "on the skeptic's sums, which ask a state to hold for hundreds of rounds,"
+    if on_skeptic:
+        return (
+            f"More rounds computed more {first}; {hold} {listed(on_skeptic)} did too."
+        )
+    best = max(skeptic, key=lambda name: skeptic[name][0] / skeptic[name][1])
+    met, n = skeptic[best]
+    best_name = best.removesuffix(" on the skeptic's sums")
+    return f"{first}; {hold} none does yet (the most: {met} of {n} seeds, {best_name})."
 
 
 def page_values(data="data") -> dict:

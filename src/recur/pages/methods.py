@@ -14,12 +14,20 @@ from recur.chapters.ch7_pondernet import ponder_settings
 from recur.core import seeds
 from recur.core.bars import HARDEST_PAST
 from recur.core.intervals import CONFIDENCE, interval_range, interval_text, wilson
+from recur.pages import ending
 from recur.pages.ch6_act_ut import PARTS
 from recur.pages.glue import plain, prefixed, read_table
+from recur.pages.skeptic import skeptic_values
 from recur.studies import live
 from recur.studies import methods as studies
 from recur.studies.methods import shared_choosing_seeds
-from recur.studies.seed_study import ROBUST, SEED_WIDTHS, seed_counts, the_bar
+from recur.studies.seed_study import (
+    ROBUST,
+    SEED_WIDTHS,
+    meets_rule,
+    seed_counts,
+    the_bar,
+)
 from recur.training.checked import STAY_ROUNDS
 from recur.training.config import TrainConfig, attempt_seeds
 from recur.training.ut_recipe import LOCAL_UT
@@ -132,6 +140,45 @@ def other_cpu_values(here: pd.DataFrame, there: pd.DataFrame) -> dict:
                             "words": words})  # fmt: skip
 
 
+# each bar's count on the ending's table, by its glue prefix there
+BAR_COUNTS = {
+    "c2": "end_c2",
+    "deq": "end_deq",
+    "c3": "end_c3",
+    "c4": "end_c4",
+    "pn": "end_pn",
+    "act": "end_seeds",
+}
+
+
+def bar_words(met: int, n: int, verb: str = "passed") -> str:
+    """A bar's count and its verdict under the book's rule, as words: "20 of 20 seeds
+    passed, which meets the rule" or "14 of 20 seeds passed, short of the rule"."""
+    verdict = "which meets the rule" if meets_rule(met, n) else "short of the rule"
+    return f"{met} of {n} seeds {verb}, {verdict}"
+
+
+def bar_values(data="data") -> dict:
+    """Each bar's count and verdict as the ending's table counts it (``met_``;
+    PonderNet's counts the seeds that show its shortcoming), and how many of the
+    skeptic's 1,024-bit rows meet the rule (``met_skeptic``) of how many."""
+    counts = ending.page_values(data) | skeptic_values(data)
+    values = {
+        key: bar_words(
+            counts[f"{at}_met"],
+            counts[f"{at}_n"],
+            "showed it" if key == "pn" else "passed",
+        )
+        for key, at in BAR_COUNTS.items()
+    }
+    skeptic = [key for key in ending.CLAIM_ROWS.values() if key.startswith("sk_")]
+    values["skeptic"] = sum(
+        meets_rule(counts[f"{k}_met"], counts[f"{k}_n"]) for k in skeptic
+    )
+    values["skeptic_rows"] = len(skeptic)
+    return prefixed("met", values)
+
+
 def study_values(data="data") -> dict:
     """Every value of the appendix that its study tables in ``data`` give, and the
     fastest and slowest chapter (``bench.jsonl``, ``time_``)."""
@@ -146,6 +193,7 @@ def study_values(data="data") -> dict:
     )
     values["pinned_cpu_words"] = pinned
     values |= part_values(read("act_give_up")) | rounding_values(data)
+    values |= bar_values(data)
     _, bench = read_bench(Path(data) / "bench.jsonl")
     values |= prefixed("time", chapter_range(bench))
     return {key: plain(value) for key, value in values.items()}

@@ -11,6 +11,7 @@ COLORS = {
     "zero": "white",  # a bit that is 0
     "moved": "#f6a04d",  # a carry that arrived in the round shown
     "wrong": "#f9c4d2",  # a readout bit that differs from the true sum
+    "late": "#c0392b",  # a readout bit still or again wrong once the sum is read
     "chain": "#6c3483",  # the longest carry chain
     "halting": "#bbbbbb",  # a halting probability h_r (Chapter 5)
     "weight": "#2e8b57",  # an ACT weight p_r (Chapter 5)
@@ -20,6 +21,7 @@ MEANING = {  # short enough for a legend under a 4-bit grid: one per colour
     "zero": "0 bit",
     "moved": "new carry",
     "wrong": "wrong bit",
+    "late": "wrong after the read",
     "chain": "longest chain",
     "halting": "halting probability",
     "weight": "ACT weight",

@@ -142,7 +142,6 @@ def plot_rounds_bought(distance: pd.DataFrame) -> plt.Figure:
     d = np.sort(distance["carry distance"].unique())
     cell_color, act_color = PALETTE[1], PALETTE[0]
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    ax.plot(d, d, "--", color="#888", label="the carry needs d rounds (Chapter 1)")
     ax.plot(
         d,
         np.full(len(d), n_bits + 1),
@@ -154,6 +153,9 @@ def plot_rounds_bought(distance: pd.DataFrame) -> plt.Figure:
     _mean_and_band(
         ax, act_rows, act_color, f"Chapter 6's ACT Transformer ({seeds} seeds)"
     )
+    # drawn last, and in black, so that it shows where the ACT line lies on it
+    needs = "the carry needs d rounds (Chapter 1)"
+    ax.plot(d, d, ":", color="black", linewidth=1.6, zorder=5, label=needs)
     ax.set_xlabel(f"carry distance d into the position ({n_bits}-bit long-chain sums)")
     ax.set_ylabel("rounds run at that position")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -1,6 +1,6 @@
 """Chapter 2's figure of a fading answer: round by round and position by position,
-which readout bits are right, with each position's wait; and how far the state of one
-position moves each round."""
+which readout bits are right, with each position's wait and the answers wrong after the
+round they are read."""
 
 from __future__ import annotations
 
@@ -9,18 +9,46 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.ticker import FuncFormatter
 
-from recur.views.palette import COLORS, PALETTE
+from recur.views.palette import COLORS
 from recur.views.style import finish
 
 RIGHT_WRONG = ListedColormap([COLORS["wrong"], COLORS["one"]])  # 0 wrong, 1 right
 
 
+def linear_then_log(linear_to: float, last: float, log_share: float = 0.35):
+    """A y-scale's forward and inverse maps: linear from 0 to ``linear_to``, then
+    logarithmic up to ``last``, the log part taking ``log_share`` of the axis. The
+    rounds around the read stay a row each; the thousand rounds after it fit above."""
+    k = linear_to * log_share / (1 - log_share) / np.log(last / linear_to)
+
+    def forward(y):
+        y = np.maximum(np.asarray(y, dtype=float), 1e-9)
+        return np.where(y <= linear_to, y, linear_to + k * np.log(y / linear_to))
+
+    def inverse(u):
+        u = np.asarray(u, dtype=float)
+        above = linear_to * np.exp(np.minimum((u - linear_to) / k, 700))
+        return np.where(u <= linear_to, u, above)
+
+    return forward, inverse
+
+
+def late_marks(right: np.ndarray, read_round: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where an answer is wrong at or after the round it is read: per position
+    (columns of ``right``, rounds by positions, bit 0 first), the first such round.
+    Returns (positions as drawn, the carry out at 0; rounds)."""
+    after = ~right[read_round - 1 :, ::-1]  # rounds read_round on, carry out first
+    columns = np.flatnonzero(after.any(axis=0))
+    return columns, read_round + after[:, columns].argmax(axis=0)
+
+
 def plot_fade(walks: dict, read_round: int) -> plt.Figure:
     """A grid of panels, one per walk (a ``Walk`` of :mod:`recur.chapters.ch2_skeptic`
-    keyed "sum, model"): a row per sum, a column per model. Rounds run down on a log
-    axis, positions across as the sum is written (the carry out on the left); wrong
-    bits pink, right ones blue; the black line is each position's wait, the dashed
-    one the round the book reads."""
+    keyed "sum, model"): a row per sum, a column per model. Rounds run down, linear to
+    just past the read and logarithmic after; positions across as the sum is written
+    (the carry out on the left); wrong bits pink, right ones blue; the black line is
+    each position's wait, the dashed one the round the book reads, and a red mark each
+    position still or again wrong at or after the read (:func:`late_marks`)."""
     sums = list(dict.fromkeys(key.split(", ", 1)[0] for key in walks))
     models = list(dict.fromkeys(key.split(", ", 1)[1] for key in walks))
     fig, axes = plt.subplots(
@@ -39,8 +67,14 @@ def plot_fade(walks: dict, read_round: int) -> plt.Figure:
         )  # fmt: skip
         ax.plot(np.arange(n_pos), w.wait[::-1], color="black", lw=1)
         ax.axhline(read_round, color="black", ls="--", lw=1)
-        ax.set_yscale("log")
+        x, y = late_marks(w.right, read_round)
+        ax.plot(x, y, "x", color=COLORS["late"], ms=6, mew=1.8, zorder=5)
+        linear_to = read_round + 15  # a row per round up to just past the read
+        scale = linear_then_log(linear_to, w.n_rounds + 0.5)
+        ax.set_yscale("function", functions=scale)
         ax.set_ylim(w.n_rounds + 0.5, 0.5)
+        ticks = [1, read_round, *(t for t in (200, 1000) if t <= w.n_rounds)]
+        ax.set_yticks(ticks)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:,.0f}"))
         if row == 0:
             ax.set_title(model, fontsize=10)
@@ -49,20 +83,4 @@ def plot_fade(walks: dict, read_round: int) -> plt.Figure:
         if row == len(sums) - 1:
             ax.set_xlabel("position (carry out left)")
             ax.set_xticks([0, n_pos - 1], [f"{n_pos - 1}", "0"])
-    return finish(fig)
-
-
-def plot_hold(changes: dict[str, np.ndarray], floor: float = 1e-12) -> plt.Figure:
-    """How far one position's state moves in each round, one line per model, on a log
-    axis (no move at all is drawn at ``floor``, which is marked)."""
-    fig, ax = plt.subplots(figsize=(6.4, 3.4))
-    for color, (name, values) in zip(PALETTE, changes.items(), strict=False):
-        rounds = np.arange(1, len(values) + 1)
-        ax.semilogy(rounds, np.maximum(values, floor), color=color, lw=1.2, label=name)
-    ax.axhline(floor, color="#888", ls=":", lw=1, label="no move at all")
-    ax.set_xscale("log")
-    ax.set_xlabel("round r")
-    ax.set_ylabel(r"$|s_r - s_{r-1}|$ at the carry out")
-    ax.legend(frameon=False, fontsize=9)
-    ax.grid(alpha=0.3)
     return finish(fig)

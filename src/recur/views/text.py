@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import inspect
 import json
+import textwrap
 from pathlib import Path
 
 import pandas as pd
 
 
 def show_source(obj):
-    """Syntax-highlighted source of a function, class or module of the library."""
+    """Syntax-highlighted source of a function, class, method or module of the
+    library (a method's indent removed)."""
     from IPython.display import Code  # only where a page shows it
 
-    return Code(inspect.getsource(obj), language="python")
+    return Code(textwrap.dedent(inspect.getsource(obj)), language="python")
 
 
 def readable(
