@@ -5,6 +5,8 @@ hand in FACTS."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -346,3 +348,34 @@ def test_band_ahead_from_needs_every_longer_length():
     gap = costs.copy()
     gap.loc[(gap["n"] == 256) & (gap["attention"] == "banded local"), "bytes"] = 10
     assert band_ahead_from(gap) == 1024  # 256 keeps more than the mask
+
+
+def _kept_shapes(run) -> list[tuple[tuple[int, ...], torch.dtype]]:
+    """The shape and dtype of every tensor autograd keeps for backward in ``run()``."""
+    kept = []
+
+    def pack(t):
+        kept.append((tuple(t.shape), t.dtype))
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        run()
+    return kept
+
+
+def test_full_attention_keeps_no_n_by_n_tensor_and_the_masked_window_keeps_one():
+    """What the Performance page says of Fig. 30's memory: PyTorch's fused attention
+    keeps nothing of size n x n for backward, while the masked window keeps its mask
+    as an n x n float tensor."""
+    from recur.chapters.ch7_costs import ut_round
+    from recur.models.attention import UTBlock
+
+    n = 256
+    block, x = UTBlock(32, 4, 128), torch.randn(1, n, 32)
+    square = [s for s, _ in _kept_shapes(lambda: ut_round(block, x, "full"))
+              if math.prod(s) >= n * n]  # fmt: skip
+    assert square == []
+    masked = _kept_shapes(lambda: ut_round(block, x, "masked local"))
+    assert [(s[-2:], d) for s, d in masked if math.prod(s) >= n * n] == [
+        ((n, n), torch.float32)
+    ]

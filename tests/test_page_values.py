@@ -103,16 +103,22 @@ def test_ch2_study_values_count_the_cells_seeds_three_ways(tmp_path):
                           "exact at 1024 bits": [1.0, 1.0]})  # fmt: skip
     holding = pd.DataFrame({"seconds": [5.0], "passed": [True], "skeptic sums": [3],
                             "skeptic passed": [3]})  # fmt: skip
+    report = pd.DataFrame({"model": ["holding cell"] * 3, "n_bits": [1024, 1024, 64],
+                           "sums": [3, 3, 3], "passed": [3, 1, 3]})  # fmt: skip
     tables = {"live_seeds": live, "live_seeds_first_100": first,
               "browser_cell_seeds": browser, "browser_cell_seeds_new": fresh,
-              "browser_cell_holding": holding}  # fmt: skip
+              "browser_cell_holding": holding, "skeptic_report": report}  # fmt: skip
     values = ch2.study_values(_write_tables(tmp_path, tables))
     assert values["page_hold_held"] == 1 and values["page_hold_median"] == 5.0
+    # 1 of 1 in the page, 1 of 2 in the library: by hand, the intervals overlap
+    assert values["page_hold_apart"].startswith("their intervals overlap")
     assert values["seeds_met"] == 2 and values["seeds_n"] == 3
     assert values["seeds_added"] == 2 and values["seeds_sums"] == 50
     assert values["seeds_verdict"].startswith("falls short of")  # 2 of 3
     assert values["seeds_interval"] == interval_text(2, 3)
     assert values["first_met"] == 1 and values["first_short"] == 1
+    # 1 of 2 against 2 of 3 among those that reached it: by hand, the intervals overlap
+    assert values["first_apart"].startswith("their intervals overlap")
     assert values["page_train_n"] == 3 and values["page_train_passed"] == 2
     assert values["page_train_wide"] == 1  # 0.98 < 0.99; the third did not pass
     assert values["page_train_median"] == 20.0
@@ -181,6 +187,7 @@ def test_ch3_code_and_study_values(tmp_path):
     assert values["seeds_inj_met"] == 1 and values["seeds_inj_n"] == 2
     assert values["seeds_inj_added"] == 2 and values["seeds_inj_short"] == 1
     assert values["seeds_inj_three_all"] == 1.0  # both reached: three would too
+    assert values["seeds_inj_c2_met"] == 0 and values["seeds_inj_c2_n"] == 1
     live.loc[1, "reached 100%"] = False  # one of two: three all reach 1/2^3 of the time
     values = ch3.study_values(_write_tables(tmp_path, {"live_seeds": live}))
     assert values["seeds_inj_three_all"] == 0.125
@@ -1456,10 +1463,9 @@ def test_the_endings_verdict_follows_the_rule_row_by_row():
     )
     some = every | {"end_c2_met": 19, "sk_c2_1024_met": 18, "end_seeds_n": 40}
     words = ending.verdict_words(some)  # 19 of 20 holds; 18 of 20 and 20 of 40 do not
-    held = (
-        "8 of the table's 10 claims hold: Chapter 2's cell on random sums, Chapter 2's"
-    )
+    held = "8 of the table's 10 claims hold (its trained rows but PonderNet's, which"
     assert held in words
+    assert "): Chapter 2's cell on random sums, Chapter 2's holding cell" in words
     assert words.endswith("other 2 are counts short of it, reported and not claimed.")
     none = {key: 0 if key.endswith("_met") else 20 for key in every}
     assert ending.verdict_words(none) == "No claim of the table meets the book's rule."

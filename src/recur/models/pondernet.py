@@ -35,18 +35,18 @@ def _check_lambdas(lambdas: torch.Tensor) -> None:
 
 
 def halting_distribution(lambdas: torch.Tensor) -> torch.Tensor:
-    r"""(..., N) conditional halting probabilities -> (..., N) halting distribution.
+    r"""(..., M) conditional halting probabilities -> (..., M) halting distribution.
 
-    p_r = lambda_r prod_{j<r} (1 - lambda_j) for r < N; the last round takes the mass
-    that is left, p_N = prod_{j<N} (1 - lambda_j) (as if lambda_N were 1), so every row
+    q_r = lambda_r prod_{j<r} (1 - lambda_j) for r < M; the last round takes the mass
+    that is left, q_M = prod_{j<M} (1 - lambda_j) (as if lambda_M were 1), so every row
     sums to 1 whatever the lambdas."""
     _check_lambdas(lambdas)
-    going_on = torch.cumprod(1 - lambdas, dim=-1)  # (..., N): prod_{j<=r}
+    going_on = torch.cumprod(1 - lambdas, dim=-1)  # (..., M): prod_{j<=r}
     not_yet = torch.cat(
         [torch.ones_like(lambdas[..., :1]), going_on[..., :-1]], dim=-1
-    )  # (..., N): prod_{j<r} (1 - lambda_j)
-    p = lambdas[..., :-1] * not_yet[..., :-1]  # (..., N-1)
-    return torch.cat([p, not_yet[..., -1:]], dim=-1)  # (..., N): the rest at N
+    )  # (..., M): prod_{j<r} (1 - lambda_j)
+    q = lambdas[..., :-1] * not_yet[..., :-1]  # (..., M-1)
+    return torch.cat([q, not_yet[..., -1:]], dim=-1)  # (..., M): the rest at M
 
 
 def expected_loss(p: torch.Tensor, losses: torch.Tensor) -> torch.Tensor:

@@ -20,6 +20,7 @@ from recur.core.carry import chain_growth
 from recur.core.intervals import interval_text
 from recur.models.cell import LocalCell, n_parameters
 from recur.pages.glue import plain, prefixed, read_table
+from recur.pages.skeptic import apart_words
 from recur.studies.live import (
     CHAPTER2_CELL,
     WIDE_BITS,
@@ -28,6 +29,7 @@ from recur.studies.live import (
     page_counts,
 )
 from recur.studies.seed_study import robust_words
+from recur.studies.skeptic_study import all_passed
 from recur.training.checked import STAY_ROUNDS
 from recur.views.bench_view import chapter_time
 from recur.views.explorers import MAX_BITS, PAGE_MAX_BITS
@@ -70,12 +72,22 @@ def study_values(data="data") -> dict:
     seeds = live_seed_values(read("live_seeds"), CHAPTER2_CELL) | {"sums": WIDE_SUMS}
     first = live_seed_values(read("live_seeds_first_100"), CHAPTER2_CELL)
     values = prefixed("seeds", seeds) | prefixed("first", first)
+    # of the cells that reached every held-out pair, those that added every wide sum:
+    # stopped there (first_) against stopped by the whole check (seeds_)
+    values["first_apart"] = apart_words(
+        (first["reached"] - first["short"], first["reached"]),
+        (seeds["reached"] - seeds["short"], seeds["reached"]),
+    )
     values |= prefixed("page_train", page_counts(read("browser_cell_seeds")))
     fresh = page_counts(read("browser_cell_seeds_new"))
     fresh["interval"] = interval_text(fresh["passed"], fresh["n"])
     fresh["wide_words"] = robust_words(fresh["wide"], fresh["n"])
     values |= prefixed("page_new", fresh)
-    values |= prefixed("page_hold", holding_page_counts(read("browser_cell_holding")))
+    held = holding_page_counts(read("browser_cell_holding"))
+    # beside the library's holding cells on the same sums
+    library = all_passed(read("skeptic_report"), "holding cell", 1024)
+    held["apart"] = apart_words((held["held"], held["n"]), library)
+    values |= prefixed("page_hold", held)
     return {key: plain(value) for key, value in values.items()}
 
 

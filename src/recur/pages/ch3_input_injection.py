@@ -9,7 +9,7 @@ import pandas as pd
 from recur.chapters.ch2_shared_update import first_right_round
 from recur.chapters.ch3_input_injection import seeds_that_lose
 from recur.pages.glue import plain, prefixed, read_table
-from recur.studies.live import CHAPTER3_INJECTED, live_seed_values
+from recur.studies.live import CHAPTER2_CELL, CHAPTER3_INJECTED, live_seed_values
 from recur.views.bench_view import chapter_time
 
 FACTORS = ("1x", "4x")  # the rounds the prose reads, as multiples of n + 1
@@ -24,9 +24,12 @@ def code_values(bench="data/bench.jsonl") -> dict:
 def study_values(data="data") -> dict:
     """The injected cell's live-seed study (``live_seeds.csv``, ``seeds_inj_``), and
     how often three seeds would all reach the training's target if each did so at the
-    twenty's share (``seeds_inj_three_all``)."""
+    twenty's share (``seeds_inj_three_all``); and Chapter 2's cell, the same cell
+    trained with a check and restarts (``seeds_inj_c2_``)."""
     seeds = live_seed_values(read_table(data, "live_seeds"), CHAPTER3_INJECTED)
     seeds["three_all"] = (seeds["reached"] / seeds["n"]) ** 3
+    cell = live_seed_values(read_table(data, "live_seeds"), CHAPTER2_CELL)
+    seeds |= {"c2_met": cell["met"], "c2_n": cell["n"], "c2_verdict": cell["verdict"]}
     return {key: plain(value) for key, value in prefixed("seeds_inj", seeds).items()}
 
 
