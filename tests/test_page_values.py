@@ -664,8 +664,13 @@ def test_ch6_restart_values_count_the_third_run_study():
                           "success": [True, False, False]})  # fmt: skip
     values = ch6.restart_values(third)
     restart = {"seeds": 3, "first": 1, "restarted": 2, "later": 1, "met": 1,
-               "both": 1, "passed": 2}  # fmt: skip
+               "both": 1, "passed": 2,
+               "words": "1 passed in their first run and 1 of the 2 that restarted in "
+                        "a later one"}  # fmt: skip
     assert values == prefixed("restart", restart)
+    first_runs = third.assign(runs=1, **{"check passed": True})  # none restarts
+    words = ch6.restart_values(first_runs)["restart_words"]
+    assert words == "all 3 passed in their first run, none restarting"
 
 
 def test_ch6_wide_values_count_the_seeds_at_the_wide_bar():
@@ -888,7 +893,7 @@ def test_ending_live_values_count_each_live_training():
     # PonderNet: three seeds learned the 8-bit sums and grew 0.75 >= 0.5 per position
     assert values["end_pn_others"] == 3 and values["end_pn_others_min"] == 0.75
     assert values["end_live_short"].startswith(
-        "Of the live trainings whose result a chapter states, Chapter 2's cell"
+        "Of the live trainings whose result a chapter shows, Chapter 2's cell"
     )
     inj = ending.inj_values(live)
     assert inj["end_inj_met"] == 2 and "end_inj_range" not in inj

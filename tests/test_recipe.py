@@ -266,17 +266,17 @@ def test_short_of_the_bar_words_by_hand():
 
     names = tuple(SimpleNamespace(name=name) for name in "ABC")  # stand-in trainings
     assert short_of_the_bar_words(table({"A": 19, "B": 20, "C": 19}), names) == (
-        "Every live training whose result a chapter states met it for at least 19 of "
+        "Every live training whose result a chapter shows met it for at least 19 of "
         "20 seeds."
     )
     one = short_of_the_bar_words(table({"A": 19, "B": 18, "C": 20}), names)
     assert one.startswith(
-        "Of the live trainings whose result a chapter states, B met its chapter's "
+        "Of the live trainings whose result a chapter shows, B met its chapter's "
         "result for fewer than 19 of 20 seeds"
     )
     three = short_of_the_bar_words(table({"A": 0, "B": 18, "C": 10}), names)
     assert three.startswith(
-        "Of the live trainings whose result a chapter states, A, B and C met their "
+        "Of the live trainings whose result a chapter shows, A, B and C met their "
         "chapters' results for fewer than 19 of 20 seeds (the table above counts them)."
     )
 

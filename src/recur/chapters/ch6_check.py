@@ -237,3 +237,15 @@ def restart_counts(runs: pd.DataFrame) -> dict[str, int]:
         "met": int(per_seed["success"].sum()),
         "both": int((per_seed["check passed"] & per_seed["success"]).sum()),
     }
+
+
+def restart_words(restart: dict) -> str:
+    """How the check's runs ended, from :func:`restart_values`'s counts: those that
+    passed in their first run and those that restarted and passed later."""
+    first, restarted = restart["first"], restart["restarted"]
+    if not restarted:
+        return f"all {first} passed in their first run, none restarting"
+    return (
+        f"{first} passed in their first run and {restart['later']} of the "
+        f"{restarted} that restarted in a later one"
+    )

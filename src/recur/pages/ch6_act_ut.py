@@ -15,6 +15,7 @@ from recur.chapters.ch6_check import (
     MAX_RING_BUDGET,
     RING_ROUNDS,
     restart_counts,
+    restart_words,
 )
 from recur.chapters.ch6_measures import (
     HALT_AT,
@@ -265,6 +266,7 @@ def restart_values(third: pd.DataFrame) -> dict:
     appendix's (:func:`recur.pages.methods.part_values`)."""
     restart = restart_counts(third)
     restart["passed"] = restart["first"] + restart["later"]
+    restart["words"] = restart_words(restart)
     return prefixed("restart", restart)
 
 

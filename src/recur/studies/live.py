@@ -318,12 +318,12 @@ def short_of_the_bar_words(table: pd.DataFrame, trainings=RESULTS) -> str:
     n = max(c["n"] for c in counts.values())
     if not short:
         return (
-            f"Every live training whose result a chapter states met it for at least "
+            f"Every live training whose result a chapter shows met it for at least "
             f"{SEEDS_NEEDED} of {n} seeds."
         )
     whose = "its chapter's result" if len(short) == 1 else "their chapters' results"
     return (
-        "Of the live trainings whose result a chapter states, "
+        "Of the live trainings whose result a chapter shows, "
         f"{listed(short)} met {whose} "
         f"for fewer than {SEEDS_NEEDED} of {n} seeds (the table above counts them). "
         "Why some seeds fail where others work, we measured only in part."
