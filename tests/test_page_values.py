@@ -1039,7 +1039,8 @@ def test_ch7_widths_values_follow_the_runs_solves():
     assert values == {
         "deq_exact_8": 1.0, "deq_exact_1024": 1.0, "deq_iters_1024": 30,
         "deq_chain_1024": 21, "deq_sums_1024": 20,
-        "deq_found": "finds it without being told how many rounds to run",
+        "deq_found": "finds it without being told how many rounds to run, within a cap"
+        " of 2(n + 1)",
         "deq_stop_1024": "the state had settled",
         "deq_cap_words": "At every width the solver stopped because the state had "
         "settled.",
@@ -1468,7 +1469,7 @@ def test_the_endings_verdict_follows_the_rule_row_by_row():
     )
     some = every | {"end_c2_met": 19, "sk_c2_1024_met": 18, "end_seeds_n": 40}
     words = ending.verdict_words(some)  # 19 of 20 holds; 18 of 20 and 20 of 40 do not
-    held = "8 of the table's 10 claims hold (its trained rows but PonderNet's, which"
+    held = "8 of the table's 10 claims hold (every trained row but PonderNet's, which"
     assert held in words
     assert "): Chapter 2's cell on random sums, Chapter 2's holding cell" in words
     assert words.endswith("other 2 are counts short of it, reported and not claimed.")

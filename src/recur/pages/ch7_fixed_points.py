@@ -134,7 +134,7 @@ def widths_values(widths: pd.DataFrame, sizes: dict) -> dict:
                               "sums_1024": sizes[WIDEST]})  # fmt: skip
     found = at["DEQ exact"] == 1.0
     values["deq_found"] = (
-        "finds it without being told how many rounds to run"
+        "finds it without being told how many rounds to run, within a cap of 2(n + 1)"
         if found
         else "found it for only part of the sums in this run"
     )

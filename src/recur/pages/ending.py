@@ -204,7 +204,7 @@ def verdict_words(values: dict) -> str:
     short = len(CLAIM_ROWS) - len(held)
     return (
         f"Measured against the book's rule, {len(held)} of the table's "
-        f"{len(CLAIM_ROWS)} claims hold (its trained rows but PonderNet's, which "
+        f"{len(CLAIM_ROWS)} claims hold (every trained row but PonderNet's, which "
         f"counts a shortcoming): {listed(held)}. The other {short} are counts short of "
         "it, reported and not claimed."
     )
