@@ -101,8 +101,8 @@ def test_gpu_check_summary_by_hand():
     summary = gpu_check_summary(checks, {"07_b": "Chapter 7"})
     assert (summary["compared"], summary["differ"]) == (5, 3)
     assert summary["verdicts"] == (
-        "Chapter 7, where a check the page states held on the CPU and not on the GPU"
-        " (on the GPU the training stalled at 52%)"
+        "Chapter 7, where the DEQ cell's training passed its check on the CPU and not"
+        " on the GPU (on the GPU it stalled at 52%)"
     )
     assert gpu_check_summary(checks[:2])["verdicts"] == "no page"
 

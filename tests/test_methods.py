@@ -162,10 +162,12 @@ def test_the_rounding_expectation_spans_every_pair_by_hand():
     moved = {"n": 20, "here": 19, "there": 20, "changed": 1}
     assert (
         methods.rounding_expectation([same])
-        == "So expect 20 of 20 of Chapter 6's procedure under other rounding."
+        == "In these runs 20 of 20 of Chapter 6's procedure passed under either "
+        "rounding, a count that another rerun need not repeat."
     )
     assert methods.rounding_expectation([same, moved]) == (
-        "So expect 19 to 20 of 20 of Chapter 6's procedure under other rounding, and "
+        "In these runs 19 to 20 of 20 of Chapter 6's procedure passed under either "
+        "rounding, a count that another rerun need not repeat, and "
         "the list of seeds that pass can change."
     )
     with pytest.raises(ValueError, match="different numbers"):

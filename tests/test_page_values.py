@@ -1178,7 +1178,8 @@ def test_methods_rounding_values_compare_the_two_roundings(tmp_path):
         "and 1 of them met it in one and not the other."
     )
     assert values["rounding_expect"] == (
-        "So expect 1 to 2 of 2 of Chapter 6's procedure under other rounding, and the "
+        "In these runs 1 to 2 of 2 of Chapter 6's procedure passed under either "
+        "rounding, a count that another rerun need not repeat, and the "
         "list of seeds that pass can change."
     )
 
@@ -1241,8 +1242,8 @@ def test_performance_gpu_check_values_count_what_differed():
         "gpu_tests": "1 failed, 269 passed", "gpu_tests_failed": "test_x.py::test_y",
         "gpu_check_date": "d", "gpu_check_torch": "t", "gpu_compared": 2,
         "gpu_differ": 1, "gpu_errors_words": "every page ran without an error",
-        "gpu_verdicts": "Chapter 7, where a check the page states held on the CPU "
-        "and not on the GPU",
+        "gpu_verdicts": "Chapter 7, where the DEQ cell's training passed its check on "
+        "the CPU and not on the GPU",
     }  # fmt: skip
 
 
@@ -1465,13 +1466,15 @@ def test_the_endings_verdict_follows_the_rule_row_by_row():
     keys = ending.CLAIM_ROWS.values()
     every = {f"{key}_{part}": 20 for key in keys for part in ("met", "n")}
     assert ending.verdict_words(every).startswith(
-        "Measured against the book's rule, 10 of the table's 10 claims hold"
+        "Of the table's 10 claims (its trained rows but PonderNet's, which counts a"
     )
     some = every | {"end_c2_met": 19, "sk_c2_1024_met": 18, "end_seeds_n": 40}
     words = ending.verdict_words(some)  # 19 of 20 holds; 18 of 20 and 20 of 40 do not
-    held = "8 of the table's 10 claims hold (every trained row but PonderNet's, which"
-    assert held in words
-    assert "): Chapter 2's cell on random sums, Chapter 2's holding cell" in words
+    assert (
+        "shortcoming), 8 meet the book's rule: Chapter 2's cell on random sums, "
+        in words
+    )
+    assert "random sums, Chapter 2's holding cell" in words
     assert words.endswith("other 2 are counts short of it, reported and not claimed.")
     none = {key: 0 if key.endswith("_met") else 20 for key in every}
     assert ending.verdict_words(none) == "No claim of the table meets the book's rule."

@@ -9,7 +9,12 @@ import pandas as pd
 from recur.chapters.ch2_shared_update import first_right_round
 from recur.chapters.ch3_input_injection import seeds_that_lose
 from recur.pages.glue import plain, prefixed, read_table
-from recur.studies.live import CHAPTER2_CELL, CHAPTER3_INJECTED, live_seed_values
+from recur.studies.live import (
+    CHAPTER2_CELL,
+    CHAPTER3_INJECTED,
+    WIDE_SUMS,
+    live_seed_values,
+)
 from recur.views.bench_view import chapter_time
 
 FACTORS = ("1x", "4x")  # the rounds the prose reads, as multiples of n + 1
@@ -29,7 +34,8 @@ def study_values(data="data") -> dict:
     seeds = live_seed_values(read_table(data, "live_seeds"), CHAPTER3_INJECTED)
     seeds["three_all"] = (seeds["reached"] / seeds["n"]) ** 3
     cell = live_seed_values(read_table(data, "live_seeds"), CHAPTER2_CELL)
-    seeds |= {"c2_met": cell["met"], "c2_n": cell["n"], "c2_verdict": cell["verdict"]}
+    seeds |= {"c2_met": cell["met"], "c2_n": cell["n"], "c2_verdict": cell["verdict"],
+              "c2_sums": WIDE_SUMS}  # fmt: skip
     return {key: plain(value) for key, value in prefixed("seeds_inj", seeds).items()}
 
 

@@ -203,10 +203,10 @@ def verdict_words(values: dict) -> str:
         return "No claim of the table meets the book's rule."
     short = len(CLAIM_ROWS) - len(held)
     return (
-        f"Measured against the book's rule, {len(held)} of the table's "
-        f"{len(CLAIM_ROWS)} claims hold (every trained row but PonderNet's, which "
-        f"counts a shortcoming): {listed(held)}. The other {short} are counts short of "
-        "it, reported and not claimed."
+        f"Of the table's {len(CLAIM_ROWS)} claims (its trained rows but PonderNet's, "
+        f"which counts a shortcoming), {len(held)} meet the book's rule: "
+        f"{listed(held)}. The other {short} are counts short of it, reported and not "
+        "claimed."
     )
 
 

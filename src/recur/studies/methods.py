@@ -168,7 +168,10 @@ def rounding_expectation(counts: list[dict]) -> str:
         )
     met = count_range(*(c[k] for c in counts for k in ("here", "there")))
     procedure = "Chapter 6's procedure"
-    words = f"So expect {met} of {sizes.pop()} of {procedure} under other rounding"
+    words = (
+        f"In these runs {met} of {sizes.pop()} of {procedure} passed under either "
+        "rounding, a count that another rerun need not repeat"
+    )
     moved = any(c["changed"] for c in counts)
     return words + (", and the list of seeds that pass can change." if moved else ".")
 

@@ -149,11 +149,11 @@ LABELS = {
         (r"two_slots_same_weights", "same weights bit for bit (1 = yes)"),
         (
             r"rows_only_seconds_per_step_every_sum",
-            "one training step after 600, the layer run on every sum",
+            "one training step after 600 steps, ACT's shared layer run on every sum",
         ),
         (
             r"rows_only_seconds_per_step_running_sums",
-            "one training step after 600, only on sums still running",
+            "the same, the layer run only on sums still running (the chapter's way)",
         ),
         (r"rows_only_over_every_sum", "time ratio, sums still running / every sum"),
         (r"act_ut_training_seconds$", "training time, median"),
@@ -327,19 +327,28 @@ def _same(gpu, cpu) -> bool:
         return gpu == cpu
 
 
+# whose training a glued verdict (``deq_ok``) reports, by its prefix
+VERDICT_OWNERS = {
+    "deq": "the DEQ cell's",
+    "act": "the ACT model's",
+    "cell": "the cell's",
+}
+
+
 def _verdict_words(page: str, both: dict, glued: dict, name: str) -> str:
-    """A page whose verdict ``name`` (``deq_ok``) differs, in words, with what the
-    training said on the machine where the check failed when the page glued that too
-    (``deq_words``: "did not reach the target in 1,500 steps: ...")."""
+    """A page whose verdict ``name`` (``deq_ok``) differs, in words: whose training
+    passed its check on which machine, and what the training said on the machine
+    where the check failed when the page glued that too (``deq_words``: "did not
+    reach the target in 1,500 steps: ...")."""
+    prefix = name.removesuffix("_ok")
+    whose = VERDICT_OWNERS.get(prefix, f"the {prefix}")
     on_cpu = both["cpu"] == "True"
     held = "the CPU and not on the GPU" if on_cpu else "the GPU and not on the CPU"
-    words = f"{page}, where a check the page states held on {held}"
-    said = (glued.get(name.removesuffix("_ok") + "_words") or {}).get(
-        "gpu" if on_cpu else "cpu"
-    )
+    words = f"{page}, where {whose} training passed its check on {held}"
+    said = (glued.get(prefix + "_words") or {}).get("gpu" if on_cpu else "cpu")
     if said:
         failed = "GPU" if on_cpu else "CPU"
-        words += f" (on the {failed} the training {said.strip(chr(39))})"
+        words += f" (on the {failed} it {said.strip(chr(39))})"
     return words
 
 
