@@ -243,9 +243,7 @@ def answer_words(values: dict) -> str:
     )
     hold = "on the skeptic's sums, which ask a state to hold for hundreds of rounds,"
     if on_skeptic:
-        return (
-            f"More rounds computed more {first}; {hold} {listed(on_skeptic)} did too."
-        )
+        return f"{first}; {hold} {listed(on_skeptic)} did too."
     best = max(skeptic, key=lambda name: skeptic[name][0] / skeptic[name][1])
     met, n = skeptic[best]
     best_name = best.removesuffix(" on the skeptic's sums")
