@@ -1405,7 +1405,8 @@ PAGES = {
     "ending": lambda: (
         set(ending.page_values(DATA) | skeptic_values(DATA))
         | {"end_verdict", "end_answer"}
-    ),  # glued by the page from those values (verdict_words, answer_words)
+        | set(ending.rule_values(ending.page_values(DATA) | skeptic_values(DATA)))
+    ),  # glued by the page from those values (verdict_words, answer_words, rule_values)
     "performance": lambda: set(performance.page_values(DATA, BOOK)),
     "methods": lambda: (
         set(methods_page.code_values())
@@ -1481,7 +1482,7 @@ def test_the_endings_verdict_follows_the_rule_row_by_row():
 
 
 def test_the_endings_answer_names_what_held_and_the_best_that_did_not():
-    keys = ending.CLAIM_ROWS.values()
+    keys = [*ending.CLAIM_ROWS.values(), "sk_hdeq_1024"]
     short = {f"{key}_{part}": 20 for key in keys for part in ("met", "n")}
     short |= {f"{key}_met": 10 for key in keys if key.startswith("sk_")}
     short |= {"sk_hold_1024_met": 17, "sk_c3_1024_met": 16, "end_c3_met": 13}
@@ -1494,7 +1495,16 @@ def test_the_endings_answer_names_what_held_and_the_best_that_did_not():
         "none does yet (the most: 17 of 20 seeds, Chapter 2's holding cell)."
     )
     held = short | {"sk_deq_1024_met": 19}
-    assert ending.answer_words(held).endswith("rounds, Chapter 7's DEQ cell did too.")
+    assert ending.answer_words(held) == (
+        "More rounds computed more on random sums: Chapter 2's cell, Chapter 6's "
+        "Transformer and Chapter 7's DEQ cell meet the book's rule (at least 19 of 20 "
+        "seeds); on the skeptic's sums, which ask a state to hold for hundreds of "
+        "rounds, Chapter 7's DEQ cell did too."
+    )  # by hand: 13 of 20 (Chapter 3) and 10 of 20 (the other skeptic rows) fall short
+    holding_deq = short | {"sk_hdeq_1024_met": 18}  # the DEQ row's second count
+    assert ending.answer_words(holding_deq).endswith(
+        "(the most: 18 of 20 seeds, Chapter 7's holding DEQ cell)."
+    )
     none = {key: 0 if key.endswith("_met") else 20 for key in short}
     assert "On random sums, no learned model meets" in ending.answer_words(none)
 
@@ -1506,4 +1516,38 @@ def test_a_bar_says_its_count_and_whether_it_meets_the_rule():
     assert methods_page.bar_words(18, 20) == "18 of 20 seeds passed, short of the rule"
     assert methods_page.bar_words(95, 100, "showed it").endswith(
         "showed it, which meets the rule"
+    )
+
+
+def test_the_endings_rule_words_follow_each_count():
+    keys = [*ending.CLAIM_ROWS.values(), "sk_hdeq_1024"]
+    counts = {f"{key}_{part}": 20 for key in keys for part in ("met", "n")}
+    counts |= {"end_deq_met": 18, "sk_hdeq_1024_met": 19}  # by hand: 18 short, 19 meets
+    words = ending.rule_values(counts)
+    assert words["end_deq_rule"] == "short of the book's rule"
+    assert words["sk_hdeq_1024_rule"] == "meets the book's rule"
+    assert words["end_c2_rule"] == "meets the book's rule"
+
+
+def test_chapter3_words_say_why_its_two_rows_count_differently():
+    name = "Chapter 3's injected cell"
+    live = pd.DataFrame(
+        [  # seed, training reached 100%, random 32-bit test passed
+            (name, 0, True, True),  # passes both
+            (name, 1, False, False),  # missed a held-out pair; skeptic passed
+            (name, 2, True, False),  # lost a random sum; skeptic passed
+            (name, 3, True, True),  # random passed; skeptic missed
+            ("other", 4, False, False),
+        ],
+        columns=["model", "seed", "reached 100%", "success"],
+    )
+    report = pd.DataFrame(
+        [(name, s, 1024, 35, 35 if s < 3 else 34) for s in range(4)]
+        + [(name, 3, 64, 35, 35)],  # another width: not read
+        columns=["model", "seed", "n_bits", "sums", "passed"],
+    )
+    assert ending.chapter3_words(live, report) == (
+        "Chapter 3's two rows count different tests: of the 3 seeds whose cell got "
+        "every skeptic's sum right, 1 missed a held-out pair in training and 1 lost a "
+        "random 32-bit sum, and 1 that passed the random row missed a skeptic's sum."
     )

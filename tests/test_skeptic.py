@@ -318,3 +318,21 @@ def test_two_counts_are_apart_only_when_their_intervals_do_not_overlap():
     assert apart_words((14, 20), (17, 20)).startswith("their intervals overlap")
     assert apart_words((3, 20), (17, 20)).startswith("their intervals do not overlap")
     assert apart_words((17, 20), (3, 20)).startswith("their intervals do not overlap")
+
+
+def test_ablation_words_say_how_the_cells_that_missed_a_sum_missed_it():
+    from recur.pages.skeptic import ablation_words
+
+    columns = ["model", "n_bits", "sums", "passed", "right when read", "held"]
+    rows = [
+        ("a", 256, 5, 5, 5, 5),  # every sum right
+        ("a", 256, 5, 4, 4, 4),  # one sum wrong when read: late
+        ("b", 256, 5, 3, 3, 3),  # late
+        ("b", 64, 5, 0, 0, 0),  # another width: not counted
+    ]
+    table = pd.DataFrame(rows, columns=columns)
+    words = ablation_words(table, ["a", "b"], 256)
+    assert words == "each of the 2 cells that missed a sum was late, and none drifted"
+    drifted = pd.DataFrame([("a", 256, 5, 4, 5, 4)], columns=columns)  # right, then not
+    words = ablation_words(pd.concat([table, drifted]), ["a", "b"], 256)
+    assert words == "of the 3 cells that missed a sum, 2 were late and 1 drifted"

@@ -753,3 +753,19 @@ def test_the_fade_axis_is_linear_to_past_the_read_then_logarithmic():
     assert forward(500) - forward(250) == pytest.approx(forward(1000) - forward(500))
     u = np.array([1.0, 65.0, 100.0, 120.0])
     assert np.allclose(forward(inverse(u)), u)
+
+
+def test_the_fade_figure_points_out_its_late_marks_in_words():
+    from recur.chapters.ch2_skeptic import Walk
+    from recur.views.plots_skeptic import late_label, plot_fade
+
+    assert late_label(1) == "1 position wrong\nat or after the read"
+    right = np.ones((6, 4), dtype=bool)  # 6 rounds, 4 positions
+    right[3, 1] = right[3, 2] = False  # two positions wrong in round 4, read after 3
+    fields = dict(right=right, change=np.zeros((6, 4)), wait=np.arange(4) + 1)
+    late = Walk(**fields)
+    fine = Walk(**(fields | {"right": np.ones((6, 4), dtype=bool)}))
+    fig = plot_fade({"s, late": late, "s, fine": fine}, read_round=3)
+    texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]  # annotations too
+    assert texts == [["2 positions wrong\nat or after the read"], []]
+    matplotlib.pyplot.close(fig)

@@ -210,31 +210,84 @@ def verdict_words(values: dict) -> str:
     )
 
 
-# the claims whose test runs more rounds than training did (Chapter 4's local UT is
-# tested in its trained rounds, on its trained width)
-MORE_ROUNDS = [name for name in CLAIM_ROWS if name != "Chapter 4's local UT"]
+def rule_values(values: dict) -> dict:
+    """For each claim of :data:`CLAIM_ROWS`, and the holding DEQ cell's count, whether
+    its count meets the book's rule, in words (``PREFIX_rule``)."""
+    keys = [*CLAIM_ROWS.values(), "sk_hdeq_1024"]
+    return {
+        f"{key}_rule": "meets the book's rule"
+        if meets_rule(int(values[f"{key}_met"]), int(values[f"{key}_n"]))
+        else "short of the book's rule"
+        for key in keys
+    }
+
+
+def chapter3_words(live: pd.DataFrame, report: pd.DataFrame) -> str:
+    """Why Chapter 3's two rows count differently, in words: of the seeds whose cell
+    got every skeptic's 1,024-bit sum right (``report``), those whose training missed a
+    held-out pair and those that lost a random 32-bit sum (``live``), and the seeds
+    that passed the random row but missed a skeptic's sum."""
+    name = lt.CHAPTER3_INJECTED.name
+    runs = live[live["model"] == name].set_index("seed")
+    rows = report[(report["model"] == name) & (report["n_bits"] == 1024)]
+    held = rows.loc[rows["passed"] == rows["sums"], "seed"]
+    reached = runs["reached 100%"].astype(bool)
+    success = runs["success"].astype(bool)
+    unchecked = int((~reached[held]).sum())
+    lost = int((reached[held] & ~success[held]).sum())
+    missed = int(success.drop(held).sum())
+    return (
+        f"Chapter 3's two rows count different tests: of the {len(held)} seeds whose "
+        f"cell got every skeptic's sum right, {unchecked} missed a held-out pair in "
+        f"training and {lost} lost a random 32-bit sum, and {missed} that passed the "
+        "random row missed a skeptic's sum."
+    )
+
+
+# the skeptic's counts at 1,024 bits, by model: the table's skeptic rows and the DEQ
+# row's second count, the holding DEQ cell
+SKEPTIC_COUNTS = {
+    name.removesuffix(" on the skeptic's sums"): key
+    for name, key in CLAIM_ROWS.items()
+    if key.startswith("sk_")
+} | {"Chapter 7's holding DEQ cell": "sk_hdeq_1024"}
+
+
+def skeptic_counts(values: dict) -> dict[str, tuple[int, int]]:
+    """(seeds that passed, seeds tried) of each model of :data:`SKEPTIC_COUNTS`."""
+    return {
+        name: (int(values[f"{key}_met"]), int(values[f"{key}_n"]))
+        for name, key in SKEPTIC_COUNTS.items()
+    }
+
+
+def best_count(counts: dict[str, tuple[int, int]]) -> tuple[str, tuple[int, int]]:
+    """The model whose (met, n) is the largest share, the first of those tied."""
+    best = max(counts, key=lambda name: counts[name][0] / counts[name][1])
+    return best, counts[best]
+
+
+# the claims on random sums whose test runs more rounds than training did (Chapter 4's
+# local UT is tested in its trained rounds, on its trained width)
+ON_RANDOM = {
+    name.removesuffix(" on random sums"): key
+    for name, key in CLAIM_ROWS.items()
+    if not key.startswith("sk_") and name != "Chapter 4's local UT"
+}
 
 
 def answer_words(values: dict) -> str:
     """The page's answer in one sentence, derived from the results table's counts as
-    :func:`verdict_words` reads them: which claims that run more rounds than training
-    did meet the book's rule on random sums, and whether any on the skeptic's sums does
-    (else the best count among them)."""
-    counts = {
-        name: (
-            int(values[f"{CLAIM_ROWS[name]}_met"]),
-            int(values[f"{CLAIM_ROWS[name]}_n"]),
-        )
-        for name in MORE_ROUNDS
-    }
-    skeptic = {name: c for name, c in counts.items() if "skeptic" in name}
-    held = [name for name, c in counts.items() if meets_rule(*c)]
+    :func:`verdict_words` reads them: which claims on random sums that run more rounds
+    than training did meet the book's rule, and whether any count on the skeptic's
+    sums does (else the best of them, :func:`best_count`)."""
     on_random = [
-        name.removesuffix(" on random sums") for name in held if name not in skeptic
+        name
+        for name, key in ON_RANDOM.items()
+        if meets_rule(int(values[f"{key}_met"]), int(values[f"{key}_n"]))
     ]
-    on_skeptic = [
-        name.removesuffix(" on the skeptic's sums") for name in held if name in skeptic
-    ]
+    skeptic = skeptic_counts(values)
+    on_skeptic = [name for name, count in skeptic.items() if meets_rule(*count)]
     first = (
         f"More rounds computed more on random sums: {listed(on_random)} meet the "
         "book's rule (at least 19 of 20 seeds)"
@@ -244,10 +297,8 @@ def answer_words(values: dict) -> str:
     hold = "on the skeptic's sums, which ask a state to hold for hundreds of rounds,"
     if on_skeptic:
         return f"{first}; {hold} {listed(on_skeptic)} did too."
-    best = max(skeptic, key=lambda name: skeptic[name][0] / skeptic[name][1])
-    met, n = skeptic[best]
-    best_name = best.removesuffix(" on the skeptic's sums")
-    return f"{first}; {hold} none does yet (the most: {met} of {n} seeds, {best_name})."
+    best, (met, n) = best_count(skeptic)
+    return f"{first}; {hold} none does yet (the most: {met} of {n} seeds, {best})."
 
 
 def page_values(data="data") -> dict:
@@ -260,6 +311,7 @@ def page_values(data="data") -> dict:
     values |= positions_values(read("act_positions"))
     values |= live_values(live) | inj_values(live) | settle_values(read("ch7_settle"))
     values |= wide_values(read("act_wide"))
+    values["end_c3_two_tests"] = chapter3_words(live, read("skeptic_report"))
     values |= prefixed("end_hard_hundred", hardest_counts(read("act_hundred")))
     values["end_hundred_pins"] = pins_note(data, "act_hundred", "Those hundred seeds")
     return {key: plain(value) for key, value in values.items()}

@@ -175,11 +175,9 @@ def bar_values(data="data") -> dict:
     values["hard"] = bar_words(
         counts["end_hard_met"], counts["end_hard_n"], "were on time"
     )
-    keys = [k for k in ending.CLAIM_ROWS.values() if k.startswith("sk_")]
-    keys.append("sk_hdeq_1024")  # the DEQ row's second count: the holding DEQ cell
-    skeptic = {k: (counts[f"{k}_met"], counts[f"{k}_n"]) for k in keys}
+    skeptic = ending.skeptic_counts(counts)
     held = sum(meets_rule(*c) for c in skeptic.values())
-    met, n = max(skeptic.values(), key=lambda c: c[0] / c[1])
+    _, (met, n) = ending.best_count(skeptic)
     verb = "meets" if held == 1 else "meet"
     values["skeptic_words"] = (
         f"{held} of the {len(skeptic)} procedures the ending's table counts on them "

@@ -16,7 +16,7 @@ from recur.core.seeds import by_name
 from recur.pages.glue import plain, prefixed
 from recur.pages.machines import cpu_name
 from recur.training.config import TrainConfig
-from recur.training.ut_recipe import UT_SIZE
+from recur.training.ut_recipe import BOOK_ACT, UT_SIZE
 from recur.views.bench_view import (
     chapter_range,
     device_table,
@@ -167,4 +167,5 @@ def page_values(data="data", book=".") -> dict:
     values |= cost_values(costs)
     record = json.loads(sidecar_path(data / "bench.jsonl").read_text())
     values["pins_bench_cpu"] = cpu_name(record["cpu"])  # the pins entries' machine
+    values["perf_act_batch"] = BOOK_ACT.batch_size  # the two-slot timings' batch
     return {key: plain(value) for key, value in values.items()}

@@ -83,6 +83,27 @@ def late_and_faded(table: pd.DataFrame, model_name: str, n_bits: int) -> dict:
     }
 
 
+def ablation_words(table: pd.DataFrame, model_names, n_bits: int) -> str:
+    """How the seeds of ``model_names`` that missed some sum at ``n_bits`` missed it,
+    in words: late when read, or right when read and then drifted."""
+    missed = late = faded = 0
+    for name in model_names:
+        met, n = all_passed(table, name, n_bits)
+        ways = late_and_faded(table, name, n_bits)
+        missed, late, faded = (
+            missed + n - met,
+            late + ways["late"],
+            faded + ways["faded"],
+        )
+    if missed and late == missed and not faded:
+        return (
+            f"each of the {missed} cells that missed a sum was late, and none drifted"
+        )
+    return (
+        f"of the {missed} cells that missed a sum, {late} were late and {faded} drifted"
+    )
+
+
 def wrong_or_late(table: pd.DataFrame, model_name: str, n_bits: int) -> dict:
     """Of an ACT model's seeds: those that got some sum wrong (``wrong``), and those
     that got every one right but halted some position late (``late``)."""
@@ -143,6 +164,8 @@ def skeptic_values(data="data") -> dict:
     for model, key in (("Chapter 7's DEQ cell", "deq"), ("holding DEQ cell", "hdeq")):
         runs = report[report["model"] == model].drop_duplicates("seed")
         values[f"sk_{key}_median_s"] = float(runs["train seconds"].median())
+    without = [m for m in KEYS if m.startswith("holding cell without")]
+    values["sk_choose_ablation_words"] = ablation_words(choose, without, CHOOSE_BITS)
     values["sk_choose_hdeq_unchecked"] = unchecked(choose, "holding DEQ cell")
     values |= _counts(wide, "sk_", (4096,))
     better = values["sk_hdeq_1024_met"] > values["sk_deq_1024_met"]

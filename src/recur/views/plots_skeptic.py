@@ -42,6 +42,13 @@ def late_marks(right: np.ndarray, read_round: int) -> tuple[np.ndarray, np.ndarr
     return columns, read_round + after[:, columns].argmax(axis=0)
 
 
+def late_label(n_late: int) -> str:
+    """The words beside a panel's red marks: how many positions are wrong at or after
+    the read."""
+    noun = "position" if n_late == 1 else "positions"
+    return f"{n_late} {noun} wrong\nat or after the read"
+
+
 def plot_fade(walks: dict, read_round: int) -> plt.Figure:
     """A grid of panels, one per walk (a ``Walk`` of :mod:`recur.chapters.ch2_skeptic`
     keyed "sum, model"): a row per sum, a column per model. Rounds run down, linear to
@@ -68,7 +75,13 @@ def plot_fade(walks: dict, read_round: int) -> plt.Figure:
         ax.plot(np.arange(n_pos), w.wait[::-1], color="black", lw=1)
         ax.axhline(read_round, color="black", ls="--", lw=1)
         x, y = late_marks(w.right, read_round)
-        ax.plot(x, y, "x", color=COLORS["late"], ms=6, mew=1.8, zorder=5)
+        ax.plot(x, y, "x", color=COLORS["late"], ms=7, mew=2, zorder=5)
+        if len(x):  # the marks sit in a corner; words and an arrow point them out
+            ax.annotate(
+                late_label(len(x)), xy=(x.mean(), y.max()), xytext=(0.5, 0.22),
+                textcoords="axes fraction", ha="center", color=COLORS["late"],
+                arrowprops=dict(arrowstyle="->", color=COLORS["late"], lw=1.5),
+            )  # fmt: skip
         linear_to = read_round + 15  # a row per round up to just past the read
         scale = linear_then_log(linear_to, w.n_rounds + 0.5)
         ax.set_yscale("function", functions=scale)
