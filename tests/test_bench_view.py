@@ -167,3 +167,19 @@ def test_a_median_shows_its_least_and_most_run_beside_it():
     assert len(table) == 1 and table["value"].iloc[0] == "133 (113 to 157)"
     assert table["bench.jsonl entry"].iloc[0] == "deq_peak_mib_implicit_9"
     assert sections["Other"]["bench.jsonl entry"].tolist() == ["x_min"]
+
+
+def test_a_runs_old_words_read_as_todays():
+    from recur.views.bench_view import run_words_now
+
+    old = (
+        "did not reach the target in 1,500 steps: it adds 52.49% of the 10,000 "
+        "held-out pairs checked last"
+    )
+    assert run_words_now(old) == (
+        "did not reach its target in 1,500 steps; at its last check it added 52.49% of "
+        "10,000 held-out pairs"
+    )
+    assert run_words_now("added all 10,000 held-out pairs") == (
+        "added all 10,000 held-out pairs"
+    )

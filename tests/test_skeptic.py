@@ -297,7 +297,7 @@ def test_drift_words_count_answers_that_turn_wrong_after_right():
         walk([0]),
     )
     assert [turned_wrong(w) for w in (held, late, faded, never)] == [0, 0, 1, 0]
-    assert drift_words([held, late]).startswith("Drift is the slower failure")
+    assert drift_words([held, late]).startswith("Drift does not show here")
     assert drift_words([faded, held]).startswith("Drift turned 1 of this cell's 2")
 
 
@@ -336,3 +336,41 @@ def test_ablation_words_say_how_the_cells_that_missed_a_sum_missed_it():
     drifted = pd.DataFrame([("a", 256, 5, 4, 5, 4)], columns=columns)  # right, then not
     words = ablation_words(pd.concat([table, drifted]), ["a", "b"], 256)
     assert words == "of the 3 cells that missed a sum, 2 were late and 1 drifted"
+
+
+def test_told_apart_words_compare_each_count_with_the_full_recipes_interval():
+    from recur.pages.skeptic import told_apart_words
+
+    def rows(name, met):  # 20 seeds, ``met`` of them with every sum right
+        return [(name, 256, 5, 5 if s < met else 4) for s in range(20)]
+
+    columns = ["model", "n_bits", "sums", "passed"]
+    # Wilson 95%: 20 of 20 is 84% to 100%, 10 of 20 30% to 70%, 18 of 20 70% to 97%
+    table = pd.DataFrame(
+        rows("all", 20) + rows("a", 10) + rows("b", 18), columns=columns
+    )
+    words = told_apart_words(table, "all", {"a": "without a", "b": "without b"}, 256)
+    assert words == (
+        "by their 95% intervals, only the count without a is told apart; "
+        "those without b are not"
+    )
+    both = told_apart_words(table, "all", {"a": "without a"}, 256)
+    assert both == "by their 95% intervals, every count without a is told apart"
+    none = told_apart_words(table, "all", {"b": "without b"}, 256)
+    assert none == "by their 95% intervals, no count without b is told apart"
+
+
+def test_guess_words_read_which_way_a_cell_guessed_while_it_waited():
+    from recur.chapters.ch2_skeptic import Walk, guess_words
+
+    def walk(rows, wait):  # rounds of (right?) for one position that waits ``wait``
+        right = np.array([[r] for r in rows], dtype=bool)
+        return Walk(right, np.zeros(right.shape), np.array([wait]))
+
+    early_wrong, late_wrong = walk([0, 1, 1], wait=3), walk([1, 1, 0], wait=2)
+    quiet = walk([1, 1, 1], wait=3)
+    assert guess_words(early_wrong, quiet) == '"a carry is coming"'  # wrong on no carry
+    assert guess_words(quiet, early_wrong) == '"no carry"'
+    assert guess_words(early_wrong, early_wrong) == "each way: wrong early on both"
+    # wrong only after its news arrived (round 3 of a wait of 2) is no guess
+    assert guess_words(late_wrong, quiet).startswith("nothing wrong")

@@ -766,6 +766,6 @@ def test_the_fade_figure_points_out_its_late_marks_in_words():
     late = Walk(**fields)
     fine = Walk(**(fields | {"right": np.ones((6, 4), dtype=bool)}))
     fig = plot_fade({"s, late": late, "s, fine": fine}, read_round=3)
-    texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]  # annotations too
-    assert texts == [["2 positions wrong\nat or after the read"], []]
+    titles = [[zoom.get_title() for zoom in ax.child_axes] for ax in fig.axes]
+    assert titles == [["2 positions wrong\nat or after the read"], []]  # a zoom, titled
     matplotlib.pyplot.close(fig)

@@ -87,13 +87,33 @@ def turned_wrong(w: Walk) -> bool:
     return bool(ok.any() and not ok[int(np.argmax(ok)) :].all())
 
 
+def guessed_wrong(w: Walk) -> bool:
+    """Whether some position's bit was wrong in a round before its news could arrive
+    (before its wait ran out): a guess, made while waiting, that the news corrected."""
+    rounds = np.arange(1, w.n_rounds + 1)[:, None]  # (R, 1)
+    return bool((~w.right & (rounds < w.wait[None, :])).any())
+
+
+def guess_words(no_carry: Walk, carry: Walk) -> str:
+    """What a cell guesses while it waits, from its walks through a sum where no carry
+    comes and one where a carry crosses every position: wrong early on the first means
+    it guessed a carry, on the second that it guessed none."""
+    if guessed_wrong(no_carry) and guessed_wrong(carry):
+        return "each way: wrong early on both"
+    if guessed_wrong(no_carry):
+        return '"a carry is coming"'
+    if guessed_wrong(carry):
+        return '"no carry"'
+    return "nothing wrong: right before its news on both"
+
+
 def drift_words(walks: list[Walk]) -> str:
     """Whether drift turned any of ``walks`` wrong after it was right, as a sentence
     about the figure above it."""
     turned = sum(turned_wrong(w) for w in walks)
     if not turned:
         return (
-            "Drift is the slower failure: in the figure no answer of this cell turns"
+            "Drift does not show here: in the figure no answer of this cell turns"
             " wrong after it was right."
         )
     return (

@@ -159,5 +159,5 @@ def book_settings() -> dict:
         "attempts": defaults["max_attempts"].default, "give_up": GIVE_UP_STEP,
         "check_sums": CHECK_SUMS, "beyond": MAX_BEYOND, "budget": MAX_BUDGET_USED,
         "delay": DELAY, "delayed": MIN_DELAYED, "ring_rounds": RING_ROUNDS,
-        "ring_budget": MAX_RING_BUDGET,
+        "ring_budget": MAX_RING_BUDGET, "ramp": BOOK_ACT.config(0).aux_warmup,
     }  # fmt: skip

@@ -15,7 +15,7 @@ from recur.chapters.ch2_shared_update import (
     train_cell,
     train_holding_cell,
 )
-from recur.chapters.ch2_skeptic import drift_words, fade_words
+from recur.chapters.ch2_skeptic import drift_words, fade_words, guess_words
 from recur.core.carry import chain_growth
 from recur.core.intervals import interval_text
 from recur.models.cell import LocalCell, n_parameters
@@ -119,6 +119,9 @@ def fade_values(seed: int, walks: dict, read_round: int, holding_run) -> dict:
             values[f"fade_{who}_{key}"] = fade_words(
                 walks[f"{name}, {model}"], read_round
             )
+    for who, model in models.items():
+        walk = {key: walks[f"{name}, {model}"] for key, name in sums.items()}
+        values[f"fade_{who}_guess"] = guess_words(walk["nocarry"], walk["carry"])
     values["fade_drift_words"] = drift_words(
         [walks[f"{name}, {models['c2']}"] for name in sums.values()]
     )

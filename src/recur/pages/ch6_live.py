@@ -22,7 +22,7 @@ UNSEEN = "64 bits, long chains (never seen)"  # the fit the page reads, of two
 def training_values(book) -> dict:
     """From :func:`~recur.chapters.ch6_act_ut.train_book_act`'s result: its seconds,
     the kept checkpoint's share of held-out pairs right (and in words), what the check
-    said, and the ponder cost's ramp (``set_ramp``)."""
+    said."""
     return {
         "act_seconds": book.seconds,
         "act_exact": book.kept.heldout,
@@ -30,7 +30,6 @@ def training_values(book) -> dict:
         if book.kept.heldout == 1
         else (f"{percent_text(book.kept.heldout)} of the held-out pairs"),
         "act_check_words": book.words(),
-        "set_ramp": book.run.config.aux_warmup,
     }
 
 

@@ -236,11 +236,12 @@ def chapter3_words(live: pd.DataFrame, report: pd.DataFrame) -> str:
     unchecked = int((~reached[held]).sum())
     lost = int((reached[held] & ~success[held]).sum())
     missed = int(success.drop(held).sum())
+    both = int(success[held].sum())
     return (
-        f"Chapter 3's two rows count different tests: of the {len(held)} seeds whose "
-        f"cell got every skeptic's sum right, {unchecked} missed a held-out pair in "
-        f"training and {lost} lost a random 32-bit sum, and {missed} that passed the "
-        "random row missed a skeptic's sum."
+        f"Chapter 3's two rows count different tests, and {both} seeds passed both. "
+        f"Of the {len(held)} whose cell got every skeptic's sum right, {unchecked} "
+        f"missed a held-out pair in training and {lost} lost a random 32-bit sum; "
+        f"{missed} that passed the random row missed a skeptic's sum."
     )
 
 
@@ -276,18 +277,43 @@ ON_RANDOM = {
 }
 
 
+def skeptic_words(values: dict) -> str:
+    """How the skeptic's counts stand against the book's rule, as a clause: the models
+    whose count meets it, else the best count (:func:`best_count`)."""
+    skeptic = skeptic_counts(values)
+    held = [name for name, count in skeptic.items() if meets_rule(*count)]
+    if held:
+        return f"{listed(held)} did too"
+    best, (met, n) = best_count(skeptic)
+    return f"none does yet (the most: {met} of {n} seeds, {best})"
+
+
+def holding_words(values: dict) -> str:
+    """The closing list's point on holding a state, derived from the skeptic's counts:
+    whether some model meets the book's rule on them, else the best count."""
+    skeptic = skeptic_counts(values)
+    held = [name for name, count in skeptic.items() if meets_rule(*count)]
+    sums = "on the skeptic's sums, which make a state wait hundreds of rounds,"
+    if held:
+        verb = "meets" if len(held) == 1 else "meet"
+        return f"Holding can be learned: {sums} {listed(held)} {verb} the book's rule."
+    best, (met, n) = best_count(skeptic)
+    return (
+        f"Holding is the open part: {sums} no model meets the book's rule yet; the "
+        f"most is {met} of {n} seeds, {best}."
+    )
+
+
 def answer_words(values: dict) -> str:
     """The page's answer in one sentence, derived from the results table's counts as
     :func:`verdict_words` reads them: which claims on random sums that run more rounds
-    than training did meet the book's rule, and whether any count on the skeptic's
-    sums does (else the best of them, :func:`best_count`)."""
+    than training did meet the book's rule, and how the skeptic's counts stand
+    (:func:`skeptic_words`)."""
     on_random = [
         name
         for name, key in ON_RANDOM.items()
         if meets_rule(int(values[f"{key}_met"]), int(values[f"{key}_n"]))
     ]
-    skeptic = skeptic_counts(values)
-    on_skeptic = [name for name, count in skeptic.items() if meets_rule(*count)]
     first = (
         f"More rounds computed more on random sums: {listed(on_random)} meet the "
         "book's rule (at least 19 of 20 seeds)"
@@ -295,10 +321,7 @@ def answer_words(values: dict) -> str:
         else "On random sums, no learned model meets the book's rule (19 of 20 seeds)"
     )
     hold = "on the skeptic's sums, which ask a state to hold for hundreds of rounds,"
-    if on_skeptic:
-        return f"{first}; {hold} {listed(on_skeptic)} did too."
-    best, (met, n) = best_count(skeptic)
-    return f"{first}; {hold} none does yet (the most: {met} of {n} seeds, {best})."
+    return f"{first}; {hold} {skeptic_words(values)}."
 
 
 def page_values(data="data") -> dict:

@@ -19,6 +19,7 @@ from recur.studies.skeptic_study import (
     found_families,
 )
 from recur.training.holds import HOLD_ROUNDS
+from recur.views.text import listed
 
 # glue key of each model of the study
 KEYS = {
@@ -104,6 +105,28 @@ def ablation_words(table: pd.DataFrame, model_names, n_bits: int) -> str:
     )
 
 
+def told_apart_words(table: pd.DataFrame, base: str, others: dict, n_bits: int) -> str:
+    """Which of ``others`` (model -> words for it) can be told apart from ``base`` at
+    ``n_bits`` by their 95% intervals (:func:`apart_words`), in words."""
+    ref = all_passed(table, base, n_bits)
+    apart = {
+        words: apart_words(all_passed(table, name, n_bits), ref).startswith(
+            "their intervals do not"
+        )
+        for name, words in others.items()
+    }
+    told = [w for w, a in apart.items() if a]
+    not_told = [w for w, a in apart.items() if not a]
+    if not told:
+        return f"by their 95% intervals, no count {listed(not_told)} is told apart"
+    if not not_told:
+        return f"by their 95% intervals, every count {listed(told)} is told apart"
+    return (
+        f"by their 95% intervals, only the count {listed(told)} is told apart; "
+        f"those {listed(not_told)} are not"
+    )
+
+
 def wrong_or_late(table: pd.DataFrame, model_name: str, n_bits: int) -> dict:
     """Of an ACT model's seeds: those that got some sum wrong (``wrong``), and those
     that got every one right but halted some position late (``late``)."""
@@ -145,6 +168,9 @@ def skeptic_values(data="data") -> dict:
         "sk_nohold_failed": most_failed(
             choose, "holding cell without the hold cost", CHOOSE_BITS
         ),
+        "sk_nochains_failed": most_failed(
+            choose, "holding cell without chain sums", CHOOSE_BITS
+        ),
     }
     values |= _counts(report, "sk_", (64, 256, 1024))
     for model, key in (
@@ -166,6 +192,12 @@ def skeptic_values(data="data") -> dict:
         values[f"sk_{key}_median_s"] = float(runs["train seconds"].median())
     without = [m for m in KEYS if m.startswith("holding cell without")]
     values["sk_choose_ablation_words"] = ablation_words(choose, without, CHOOSE_BITS)
+    values["sk_choose_apart_words"] = told_apart_words(
+        choose,
+        "holding cell",
+        {m: m.removeprefix("holding cell ") for m in without},
+        CHOOSE_BITS,
+    )
     values["sk_choose_hdeq_unchecked"] = unchecked(choose, "holding DEQ cell")
     values |= _counts(wide, "sk_", (4096,))
     better = values["sk_hdeq_1024_met"] > values["sk_deq_1024_met"]

@@ -124,8 +124,8 @@ class TrainResult:
                 f"({self.seconds_to_target:.1f} s on this machine)"
             )
         return (
-            f"did not reach the target in {steps:,} steps: it adds "
-            f"{last['exact']:.2%} of the {pairs:,} held-out pairs checked last"
+            f"did not reach its target in {steps:,} steps; at its last check it added "
+            f"{last['exact']:.2%} of {pairs:,} held-out pairs"
         )
 
     def table(self, rows: int = 12) -> pd.DataFrame:

@@ -118,13 +118,13 @@ LABELS = {
     "CPU numerics": [
         (
             r"pins_cell_seconds_pinned",
-            "Chapter 2's cell, 300 steps after warm-up, pinned",
+            "Chapter 2's cell, a 300-step training after a 5-step warm-up, pinned",
         ),
         (r"pins_cell_seconds_unpinned", "the same, the CPU's own kernels"),
         (r"pins_slowdown_cell", "Chapter 2's cell: pinned time / the CPU's own"),
         (
             r"pins_act_ut_seconds_pinned",
-            "Chapter 6's model, 100 steps after warm-up, pinned",
+            "Chapter 6's model, a 100-step training after a 5-step warm-up, pinned",
         ),
         (r"pins_act_ut_seconds_unpinned", "the same, the CPU's own kernels"),
         (r"pins_slowdown_act_ut", "Chapter 6's model: pinned time / the CPU's own"),
@@ -335,6 +335,22 @@ VERDICT_OWNERS = {
 }
 
 
+OLD_RUN_WORDS = re.compile(
+    r"did not reach the target in ([\d,]+) steps: it adds ([\d.]+%) of the ([\d,]+) "
+    r"held-out pairs checked last"
+)
+
+
+def run_words_now(said: str) -> str:
+    """A training's words as ``gpu_check.jsonl`` records them, in the wording of
+    ``TrainResult.words``; other words unchanged."""
+    new = (
+        r"did not reach its target in \1 steps; at its last check it added \2 of \3 "
+        r"held-out pairs"
+    )
+    return OLD_RUN_WORDS.sub(new, said)
+
+
 def _verdict_words(page: str, both: dict, glued: dict, name: str) -> str:
     """A page whose verdict ``name`` (``deq_ok``) differs, in words: whose training
     passed its check on which machine, and what the training said on the machine
@@ -348,7 +364,7 @@ def _verdict_words(page: str, both: dict, glued: dict, name: str) -> str:
     said = (glued.get(prefix + "_words") or {}).get("gpu" if on_cpu else "cpu")
     if said:
         failed = "GPU" if on_cpu else "CPU"
-        words += f" (on the {failed} it {said.strip(chr(39))})"
+        words += f" (on the {failed} it {run_words_now(said.strip(chr(39)))})"
     return words
 
 

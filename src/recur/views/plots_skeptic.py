@@ -49,6 +49,29 @@ def late_label(n_late: int) -> str:
     return f"{n_late} {noun} wrong\nat or after the read"
 
 
+def zoom_on_marks(ax, w, marks: tuple, read_round: int) -> None:
+    """An inset in the lower right of ``ax`` that magnifies the corner where a walk's
+    late marks sit: a few positions past the last mark and a few rounds either side
+    of the read, titled by :func:`late_label`."""
+    x, y = marks
+    zoom = ax.inset_axes([0.38, 0.06, 0.58, 0.4])
+    n_pos = w.right.shape[1]
+    zoom.pcolormesh(
+        np.arange(n_pos + 1) - 0.5, np.arange(w.n_rounds + 1) + 0.5,
+        w.right[:, ::-1].astype(int), cmap=RIGHT_WRONG, vmin=0, vmax=1,
+        shading="flat", rasterized=True,
+    )  # fmt: skip
+    zoom.plot(np.arange(n_pos), w.wait[::-1], color="black", lw=1)
+    zoom.axhline(read_round, color="black", ls="--", lw=1)
+    zoom.plot(x, y, "x", color=COLORS["late"], ms=7, mew=2)
+    zoom.set_xlim(-0.5, min(n_pos, int(x.max()) + 8) - 0.5)
+    zoom.set_ylim(min(w.n_rounds, int(y.max()) + 4) + 0.5, read_round - 8 - 0.5)
+    zoom.set_xticks([])
+    zoom.set_yticks([read_round])
+    zoom.set_title(late_label(len(x)), color=COLORS["late"], fontsize=8)
+    ax.indicate_inset_zoom(zoom, edgecolor="0.3")
+
+
 def plot_fade(walks: dict, read_round: int) -> plt.Figure:
     """A grid of panels, one per walk (a ``Walk`` of :mod:`recur.chapters.ch2_skeptic`
     keyed "sum, model"): a row per sum, a column per model. Rounds run down, linear to
@@ -76,23 +99,20 @@ def plot_fade(walks: dict, read_round: int) -> plt.Figure:
         ax.axhline(read_round, color="black", ls="--", lw=1)
         x, y = late_marks(w.right, read_round)
         ax.plot(x, y, "x", color=COLORS["late"], ms=7, mew=2, zorder=5)
-        if len(x):  # the marks sit in a corner; words and an arrow point them out
-            ax.annotate(
-                late_label(len(x)), xy=(x.mean(), y.max()), xytext=(0.5, 0.22),
-                textcoords="axes fraction", ha="center", color=COLORS["late"],
-                arrowprops=dict(arrowstyle="->", color=COLORS["late"], lw=1.5),
-            )  # fmt: skip
+        if len(x):  # the marks sit in a corner: a zoom on them, below
+            zoom_on_marks(ax, w, (x, y), read_round)
         linear_to = read_round + 15  # a row per round up to just past the read
         scale = linear_then_log(linear_to, w.n_rounds + 0.5)
         ax.set_yscale("function", functions=scale)
         ax.set_ylim(w.n_rounds + 0.5, 0.5)
-        ticks = [1, read_round, *(t for t in (200, 1000) if t <= w.n_rounds)]
+        ticks = [1, read_round, *(t for t in (200,) if t < w.n_rounds), w.n_rounds]
         ax.set_yticks(ticks)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:,.0f}"))
         if row == 0:
             ax.set_title(model, fontsize=10)
+        ax.axhline(linear_to, color="0.6", ls=":", lw=0.8)  # where the log scale starts
         if col == 0:
-            ax.set_ylabel(f"{name}\nround")
+            ax.set_ylabel(f"{name}\nround (log scale past {linear_to})")
         if row == len(sums) - 1:
             ax.set_xlabel("position (carry out left)")
             ax.set_xticks([0, n_pos - 1], [f"{n_pos - 1}", "0"])
