@@ -23,7 +23,7 @@ PINNED_RERUNS = tuple(
     f"act_{name}"
     for name in ("tau", "warmup", "positions", "length", "recipe", "waiting", "seeds",
                  "seeds_every", "wide", "third_run_rows", "third_run_every", "give_up",
-                 "pairs", "hundred")
+                 "pairs")
 )  # fmt: skip
 PINNED_RERUNS += ("live_seeds", "live_seeds_first_100", "ch7_length", "ch7_distance",
                   "ch7_settle")  # fmt: skip
