@@ -1523,13 +1523,15 @@ def test_a_bar_says_its_count_and_whether_it_meets_the_rule():
 
 
 def test_the_endings_rule_words_follow_each_count():
-    keys = [*ending.CLAIM_ROWS.values(), "sk_hdeq_1024"]
+    keys = [*ending.CLAIM_ROWS.values(), "sk_hdeq_1024", "end_hard", "end_hard_hundred"]
     counts = {f"{key}_{part}": 20 for key in keys for part in ("met", "n")}
     counts |= {"end_deq_met": 18, "sk_hdeq_1024_met": 19}  # by hand: 18 short, 19 meets
+    counts |= {"end_hard_hundred_met": 91, "end_hard_hundred_n": 100}  # 91 < 95: short
     words = ending.rule_values(counts)
     assert words["end_deq_rule"] == "short of the book's rule"
     assert words["sk_hdeq_1024_rule"] == "meets the book's rule"
     assert words["end_c2_rule"] == "meets the book's rule"
+    assert words["end_hard_hundred_rule"] == "short of the book's rule"
 
 
 def test_chapter3_words_say_why_its_two_rows_count_differently():

@@ -211,9 +211,10 @@ def verdict_words(values: dict) -> str:
 
 
 def rule_values(values: dict) -> dict:
-    """For each claim of :data:`CLAIM_ROWS`, and the holding DEQ cell's count, whether
-    its count meets the book's rule, in words (``PREFIX_rule``)."""
-    keys = [*CLAIM_ROWS.values(), "sk_hdeq_1024"]
+    """For each claim of :data:`CLAIM_ROWS`, the holding DEQ cell's count and Chapter
+    6's hardest-sum counts (twenty and a hundred seeds), whether the count meets the
+    book's rule, in words (``PREFIX_rule``)."""
+    keys = [*CLAIM_ROWS.values(), "sk_hdeq_1024", "end_hard", "end_hard_hundred"]
     return {
         f"{key}_rule": "meets the book's rule"
         if meets_rule(int(values[f"{key}_met"]), int(values[f"{key}_n"]))

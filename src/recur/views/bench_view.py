@@ -190,11 +190,11 @@ LABELS = {
     "Training steps by batch size": [
         (
             r"shared_seconds_per_100_steps_b(\d+)_(\w+)",
-            "Chapter 2's cell, fresh, 100 steps, batch {0}, {1}",
+            "Chapter 2's cell, fresh, per 100 steps (10 timed), batch {0}, {1}",
         ),
         (
             r"act_ut_seconds_per_100_steps_b(\d+)_(\w+)",
-            "Chapter 6's model, fresh, 100 steps, batch {0}, {1}",
+            "Chapter 6's model, fresh, per 100 steps (10 timed), batch {0}, {1}",
         ),
     ],
     "Executing the book": [

@@ -110,7 +110,7 @@ def plot_fade(walks: dict, read_round: int) -> plt.Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:,.0f}"))
         if row == 0:
             ax.set_title(model, fontsize=10)
-        ax.axhline(linear_to, color="0.6", ls=":", lw=0.8)  # where the log scale starts
+        ax.axhline(linear_to, color="0.4", ls=":", lw=1)  # where the log scale starts
         if col == 0:
             ax.set_ylabel(f"{name}\nround (log scale past {linear_to})")
         if row == len(sums) - 1:
