@@ -80,6 +80,12 @@ def test_page_title_by_hand(tmp_path):
     (tmp_path / "bare.ipynb").write_text(json.dumps({"cells": []}))
     with pytest.raises(ValueError, match="no title"):
         page_title("bare", tmp_path)
+    # a numbered file whose title is not numbered: a chapter's page, by its title
+    for stem, title in [("06_act_ut", "# 6. The ACT"), ("06_pieces", "# Why each")]:
+        page = {"cells": [{"cell_type": "markdown", "source": [title + "\n"]}]}
+        (tmp_path / f"{stem}.ipynb").write_text(json.dumps(page))
+    assert page_title("06_act_ut", tmp_path) == "Chapter 6"
+    assert page_title("06_pieces", tmp_path) == "Why each"
 
 
 def test_gpu_check_summary_by_hand():

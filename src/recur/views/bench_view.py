@@ -302,20 +302,28 @@ def bench_sections(bench: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def page_title(stem: str, book=".") -> str:
     """The book's page ``stem`` as a reader knows it, for a table that would otherwise
-    show file names: "Chapter 7" for ``07_fixed_points``, else its notebook's first
-    heading."""
-    import json
+    show file names: "Chapter 7" for ``07_fixed_points``, whose title is numbered,
+    else its notebook's first heading ("Why each piece is there" for ``06_pieces``)."""
     from pathlib import Path
 
-    number = stem.split("_")[0]
-    if number.isdigit():
+    number, path = stem.split("_")[0], Path(book) / f"{stem}.ipynb"
+    title = _title(path) if path.exists() else None
+    if number.isdigit() and (title is None or title[:1].isdigit()):
         return f"Chapter {int(number)}"
-    cells = json.loads((Path(book) / f"{stem}.ipynb").read_text())["cells"]
-    for cell in cells:
+    if title is None:
+        raise ValueError(f"no notebook {path}")
+    return title
+
+
+def _title(path) -> str:
+    """A notebook's first heading (a markdown line starting '# ')."""
+    import json
+
+    for cell in json.loads(path.read_text())["cells"]:
         for line in "".join(cell["source"]).splitlines():
             if cell["cell_type"] == "markdown" and line.startswith("# "):
                 return line.removeprefix("# ").strip()
-    raise ValueError(f"{stem}.ipynb has no title (a line starting '# ')")
+    raise ValueError(f"{path.name} has no title (a line starting '# ')")
 
 
 def _same(gpu, cpu) -> bool:
