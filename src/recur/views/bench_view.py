@@ -4,7 +4,9 @@ significant figures and the unit in the header; and the chapter times a page quo
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pandas as pd
 
@@ -13,9 +15,6 @@ from recur.views.text import percent_text
 
 def read_bench(path) -> tuple[dict, pd.DataFrame]:
     """``make bench``'s file: the machine (first line) and one row per measurement."""
-    import json
-    from pathlib import Path
-
     lines = Path(path).read_text().splitlines()
     if not lines:
         raise ValueError(f"{path} is empty: run make bench")
@@ -304,8 +303,6 @@ def page_title(stem: str, book=".") -> str:
     """The book's page ``stem`` as a reader knows it, for a table that would otherwise
     show file names: "Chapter 7" for ``07_fixed_points``, whose title is numbered,
     else its notebook's first heading ("Why each piece is there" for ``06_pieces``)."""
-    from pathlib import Path
-
     number, path = stem.split("_")[0], Path(book) / f"{stem}.ipynb"
     title = _title(path) if path.exists() else None
     if number.isdigit() and (title is None or title[:1].isdigit()):
@@ -317,8 +314,6 @@ def page_title(stem: str, book=".") -> str:
 
 def _title(path) -> str:
     """A notebook's first heading (a markdown line starting '# ')."""
-    import json
-
     for cell in json.loads(path.read_text())["cells"]:
         for line in "".join(cell["source"]).splitlines():
             if cell["cell_type"] == "markdown" and line.startswith("# "):
