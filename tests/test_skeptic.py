@@ -372,5 +372,7 @@ def test_guess_words_read_which_way_a_cell_guessed_while_it_waited():
     assert guess_words(early_wrong, quiet) == '"a carry is coming"'  # wrong on no carry
     assert guess_words(quiet, early_wrong) == '"no carry"'
     assert guess_words(early_wrong, early_wrong) == "each way: wrong early on both"
-    # wrong only after its news arrived (round 3 of a wait of 2) is no guess
+    # wrong only once its news can arrive (rounds 2 and 3 of a wait of 2) is no guess
     assert guess_words(late_wrong, quiet).startswith("nothing wrong")
+    behind = walk([1, 0, 1], wait=2)  # wrong in round 2, when the news arrives: late
+    assert guess_words(behind, quiet).startswith("nothing wrong")
