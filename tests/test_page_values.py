@@ -1401,7 +1401,7 @@ PAGES = {
     ),
     "02_shared_update": ch2_keys,
     "03_input_injection": ch3_keys,
-    "06_act_ut": ch6_keys,
+    "06_act_ut": lambda: ch6_keys() | {"confidence"},  # glued by the page itself
     "06_pieces": ch6_keys,
     "07_fixed_points": ch7_keys,
     "ending": lambda: (

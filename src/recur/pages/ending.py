@@ -278,27 +278,32 @@ ON_RANDOM = {
 }
 
 
-def skeptic_words(values: dict) -> str:
-    """How the skeptic's counts stand against the book's rule, as a clause: the models
-    whose count meets it, else the best count (:func:`best_count`)."""
+def skeptic_standing(values: dict) -> tuple[list, str, tuple[int, int]]:
+    """The skeptic's counts against the book's rule: the models whose count meets it,
+    and the best model with its count (:func:`best_count`)."""
     skeptic = skeptic_counts(values)
     held = [name for name, count in skeptic.items() if meets_rule(*count)]
+    return held, *best_count(skeptic)
+
+
+def skeptic_words(values: dict) -> str:
+    """How the skeptic's counts stand against the book's rule, as a clause: the models
+    whose count meets it, else the best count (:func:`skeptic_standing`)."""
+    held, best, (met, n) = skeptic_standing(values)
     if held:
         return f"{listed(held)} did too"
-    best, (met, n) = best_count(skeptic)
     return f"none does yet (the most: {met} of {n} seeds, {best})"
 
 
 def holding_words(values: dict) -> str:
-    """The closing list's point on holding a state, derived from the skeptic's counts:
-    whether some model meets the book's rule on them, else the best count."""
-    skeptic = skeptic_counts(values)
-    held = [name for name, count in skeptic.items() if meets_rule(*count)]
+    """The closing list's point on holding a state, derived from the skeptic's counts
+    (:func:`skeptic_standing`): whether some model meets the book's rule on them, else
+    the best count."""
+    held, best, (met, n) = skeptic_standing(values)
     sums = "on the skeptic's sums, which make a state wait hundreds of rounds,"
     if held:
         verb = "meets" if len(held) == 1 else "meet"
         return f"Holding can be learned: {sums} {listed(held)} {verb} the book's rule."
-    best, (met, n) = best_count(skeptic)
     return (
         f"Holding is the open part: {sums} no model meets the book's rule yet; the "
         f"most is {met} of {n} seeds, {best}."

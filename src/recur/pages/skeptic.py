@@ -144,12 +144,14 @@ def unchecked(table: pd.DataFrame, model_name: str) -> int:
     return int((~rows["check passed"].astype(bool)).sum())
 
 
+# the holding cell's study without one of its pieces, on the choosing seeds
+WITHOUT = [name for name in KEYS if name.startswith("holding cell without")]
+
+
 def skeptic_values(data="data") -> dict:
     """Every number the pages state of the skeptic's study."""
     read = partial(read_table, data)
     choose, report = read("skeptic_choose"), read("skeptic_report")
-    wide = read("skeptic_wide")
-    holding = report[report["model"] == "holding cell"].drop_duplicates("seed")
     values = {
         "sk_named": len(skeptic_sums(NAMED_BITS).names),
         "sk_found": len(found_families(choose)),
@@ -157,22 +159,21 @@ def skeptic_values(data="data") -> dict:
         "sk_search_bits": SEARCH_BITS,
         "sk_sums": int(report["sums"].iloc[0]),
         "sk_hold_rounds": HOLD_ROUNDS,
-        "sk_hold_median_s": float(holding["train seconds"].median()),
-        "sk_hold_longest_s": float(holding["train seconds"].max()),
-        "sk_c2_failed": most_failed(report, "Chapter 2's cell", 1024),
-        "sk_deq_failed": most_failed(report, "Chapter 7's DEQ cell", 1024),
-        "sk_ut_failed": most_failed(report, "Chapter 6's Transformer", 1024),
-        "sk_nosnap_failed": most_failed(
-            choose, "holding cell without snapping", CHOOSE_BITS
-        ),
-        "sk_nohold_failed": most_failed(
-            choose, "holding cell without the hold cost", CHOOSE_BITS
-        ),
-        "sk_nochains_failed": most_failed(
-            choose, "holding cell without chain sums", CHOOSE_BITS
-        ),
     }
-    values |= _counts(report, "sk_", (64, 256, 1024))
+    values |= _report_values(report) | _choose_values(choose)
+    return values | _counts(read("skeptic_wide"), "sk_", (4096,))
+
+
+def _report_values(report: pd.DataFrame) -> dict:
+    """The report seeds' counts (``skeptic_report.csv``): per model and width, how
+    the models missed, and the two comparisons the pages draw."""
+    values = _counts(report, "sk_", (64, 256, 1024))
+    for model, key in (
+        ("Chapter 2's cell", "c2"),
+        ("Chapter 7's DEQ cell", "deq"),
+        ("Chapter 6's Transformer", "ut"),
+    ):
+        values[f"sk_{key}_failed"] = most_failed(report, model, 1024)
     for model, key in (
         ("Chapter 2's cell", "c2"),
         ("holding cell", "hold"),
@@ -183,25 +184,26 @@ def skeptic_values(data="data") -> dict:
     for n_bits in (256, 1024):
         ways = wrong_or_late(report, "Chapter 6's Transformer", n_bits)
         values |= {f"sk_ut_{n_bits}_{k}": v for k, v in ways.items()}
-    values |= _counts(choose, "sk_choose_", (CHOOSE_BITS,))
     values["sk_hdeq_unchecked"] = unchecked(report, "holding DEQ cell")
     counts = [(values[f"sk_{k}_1024_met"], values[f"sk_{k}_1024_n"]) for k in KEYS_C2]
     values["sk_hold_apart"] = apart_words(*counts)
-    for model, key in (("Chapter 7's DEQ cell", "deq"), ("holding DEQ cell", "hdeq")):
-        runs = report[report["model"] == model].drop_duplicates("seed")
-        values[f"sk_{key}_median_s"] = float(runs["train seconds"].median())
-    without = [m for m in KEYS if m.startswith("holding cell without")]
-    values["sk_choose_ablation_words"] = ablation_words(choose, without, CHOOSE_BITS)
-    values["sk_choose_apart_words"] = told_apart_words(
-        choose,
-        "holding cell",
-        {m: m.removeprefix("holding cell ") for m in without},
-        CHOOSE_BITS,
-    )
-    values["sk_choose_hdeq_unchecked"] = unchecked(choose, "holding DEQ cell")
-    values |= _counts(wide, "sk_", (4096,))
     better = values["sk_hdeq_1024_met"] > values["sk_deq_1024_met"]
     values["sk_hdeq_better"] = "did better" if better else "did no better"
+    return values
+
+
+def _choose_values(choose: pd.DataFrame) -> dict:
+    """The choosing seeds' counts (``skeptic_choose.csv``) at :data:`CHOOSE_BITS`:
+    each model's, the sums each holding cell without a piece missed most, and how the
+    cells without a piece missed and compare with the whole recipe."""
+    values = _counts(choose, "sk_choose_", (CHOOSE_BITS,))
+    for name in WITHOUT:
+        values[f"sk_{KEYS[name]}_failed"] = most_failed(choose, name, CHOOSE_BITS)
+    values["sk_choose_ablation_words"] = ablation_words(choose, WITHOUT, CHOOSE_BITS)
+    pieces = {name: name.removeprefix("holding cell ") for name in WITHOUT}
+    values["sk_choose_apart_words"] = told_apart_words(
+        choose, "holding cell", pieces, CHOOSE_BITS
+    )
     return values
 
 

@@ -49,21 +49,29 @@ def late_label(n_late: int) -> str:
     return f"{n_late} {noun} wrong\nat or after the read"
 
 
+def draw_walk(ax, w, read_round: int, marks: tuple) -> int:
+    """One walk on ``ax``: right and wrong bits by round and position (the carry out
+    on the left), the wait line, the read line and the late ``marks``; returns the
+    number of positions."""
+    n_pos = w.right.shape[1]
+    ax.pcolormesh(
+        np.arange(n_pos + 1) - 0.5, np.arange(w.n_rounds + 1) + 0.5,
+        w.right[:, ::-1].astype(int), cmap=RIGHT_WRONG, vmin=0, vmax=1,
+        shading="flat", rasterized=True,
+    )  # fmt: skip
+    ax.plot(np.arange(n_pos), w.wait[::-1], color="black", lw=1)
+    ax.axhline(read_round, color="black", ls="--", lw=1)
+    ax.plot(*marks, "x", color=COLORS["late"], ms=7, mew=2, zorder=5)
+    return n_pos
+
+
 def zoom_on_marks(ax, w, marks: tuple, read_round: int) -> None:
     """An inset in the lower right of ``ax`` that magnifies the corner where a walk's
     late marks sit: a few positions past the last mark and a few rounds either side
     of the read, titled by :func:`late_label`."""
     x, y = marks
     zoom = ax.inset_axes([0.38, 0.06, 0.58, 0.4])
-    n_pos = w.right.shape[1]
-    zoom.pcolormesh(
-        np.arange(n_pos + 1) - 0.5, np.arange(w.n_rounds + 1) + 0.5,
-        w.right[:, ::-1].astype(int), cmap=RIGHT_WRONG, vmin=0, vmax=1,
-        shading="flat", rasterized=True,
-    )  # fmt: skip
-    zoom.plot(np.arange(n_pos), w.wait[::-1], color="black", lw=1)
-    zoom.axhline(read_round, color="black", ls="--", lw=1)
-    zoom.plot(x, y, "x", color=COLORS["late"], ms=7, mew=2)
+    n_pos = draw_walk(zoom, w, read_round, marks)
     zoom.set_xlim(-0.5, min(n_pos, int(x.max()) + 8) - 0.5)
     zoom.set_ylim(min(w.n_rounds, int(y.max()) + 4) + 0.5, read_round - 8 - 0.5)
     zoom.set_xticks([])
@@ -88,19 +96,10 @@ def plot_fade(walks: dict, read_round: int) -> plt.Figure:
     cells = [(r, c) for r in enumerate(sums) for c in enumerate(models)]
     for (row, name), (col, model) in cells:
         w, ax = walks[f"{name}, {model}"], axes[row][col]
-        n_pos = w.right.shape[1]
-        x_edges = np.arange(n_pos + 1) - 0.5
-        y_edges = np.arange(w.n_rounds + 1) + 0.5
-        ax.pcolormesh(
-            x_edges, y_edges, w.right[:, ::-1].astype(int), cmap=RIGHT_WRONG,
-            vmin=0, vmax=1, shading="flat", rasterized=True,
-        )  # fmt: skip
-        ax.plot(np.arange(n_pos), w.wait[::-1], color="black", lw=1)
-        ax.axhline(read_round, color="black", ls="--", lw=1)
-        x, y = late_marks(w.right, read_round)
-        ax.plot(x, y, "x", color=COLORS["late"], ms=7, mew=2, zorder=5)
-        if len(x):  # the marks sit in a corner: a zoom on them, below
-            zoom_on_marks(ax, w, (x, y), read_round)
+        marks = late_marks(w.right, read_round)
+        n_pos = draw_walk(ax, w, read_round, marks)
+        if len(marks[0]):  # the marks sit in a corner: a zoom on them, below
+            zoom_on_marks(ax, w, marks, read_round)
         linear_to = read_round + 15  # a row per round up to just past the read
         scale = linear_then_log(linear_to, w.n_rounds + 0.5)
         ax.set_yscale("function", functions=scale)
